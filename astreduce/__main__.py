@@ -1,0 +1,5 @@
+"""``python -m astreduce`` runs the command-line interface."""
+
+from astreduce.cli import main
+
+main()
