@@ -1,0 +1,1 @@
+raise ValueError("No closing quotation")

@@ -1,0 +1,2 @@
+RATE_PER_KG = 0.85
+None * RATE_PER_KG
