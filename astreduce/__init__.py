@@ -1,0 +1,45 @@
+"""astreduce: shrink a Python program that shows a problem to the smallest one that still shows it.
+
+The public API:
+
+* :func:`reduce_source`, :func:`reduce_file` — reduce a program against an oracle;
+* :func:`ddmin`, :func:`dd` — delta debugging over any sequence;
+* :class:`DeltaDebugger` — the two-line interface: reduce the arguments of a failing call;
+* :class:`Outcome` and the errors.
+"""
+
+from astreduce.dd import DDResult, dd, ddmin
+from astreduce.debugger import DeltaDebugger
+from astreduce.errors import (
+    AstReduceError,
+    DDPreconditionError,
+    FailureNotReproducedError,
+    NoCallError,
+    NotFailingError,
+    NotReproducibleError,
+    ReductionStopped,
+    TransformLoadError,
+    UsageError,
+)
+from astreduce.outcome import Outcome
+from astreduce.reduction import Result, reduce_file, reduce_source
+
+__all__ = [
+    "AstReduceError",
+    "DDPreconditionError",
+    "DDResult",
+    "DeltaDebugger",
+    "FailureNotReproducedError",
+    "NoCallError",
+    "NotFailingError",
+    "NotReproducibleError",
+    "Outcome",
+    "ReductionStopped",
+    "Result",
+    "TransformLoadError",
+    "UsageError",
+    "dd",
+    "ddmin",
+    "reduce_file",
+    "reduce_source",
+]

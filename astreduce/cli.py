@@ -1,0 +1,248 @@
+"""The command line: ``astreduce reduce``, ``astreduce transforms``.
+
+Results go to stdout; progress and errors to stderr. Every error astreduce
+raises on purpose becomes one line and an exit status (see
+:mod:`astreduce.report`); a traceback only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from astreduce.errors import AstReduceError, ReductionStopped, UsageError
+from astreduce.report import EXIT_INTERRUPTED, return_code, write_report
+from astreduce.reduction import Result, read_source, reduce_source, write_atomically
+from astreduce.session import ProgressEvent
+from astreduce.strategies import STRATEGIES
+from astreduce.transforms import load_transforms, registered_transforms
+
+MATCH_HELP = "How the exception must match: type, message (type and message), or regex:PATTERN on the message."
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="astreduce")
+def main() -> None:
+    """Shrink a Python program that shows a problem to the smallest program that still shows it."""
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"astreduce: {message}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def _errors(debug: bool) -> Iterator[None]:
+    """Turn astreduce's errors into one line and an exit status."""
+    try:
+        yield
+    except AstReduceError as error:
+        if debug:
+            traceback.print_exc()
+        _fail(str(error), return_code(error))
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Progress:
+    """A live display on a terminal; a line per pass otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.live: Any = None
+        self.last_pass = ""
+        self.last_draw = 0.0
+        self.started = time.monotonic()
+        if not quiet and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.live import Live
+
+            self.live = Live(console=Console(stderr=True), auto_refresh=False, transient=True)
+            self.live.start()
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if self.quiet:
+            return
+        if self.live is not None:
+            now = time.monotonic()
+            if now - self.last_draw >= 0.1:
+                self.last_draw = now
+                self.live.update(self._panel(event), refresh=True)
+            return
+        if event.pass_name != self.last_pass:
+            self.last_pass = event.pass_name
+            click.echo(
+                f"[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
+                f"best {event.best.tokens} tokens / {event.best.bytes} bytes",
+                err=True,
+            )
+
+    def _panel(self, event: ProgressEvent) -> Any:
+        from rich.table import Table
+
+        table = Table.grid(padding=(0, 2))
+        ratio = event.best.tokens / event.original.tokens if event.original.tokens else 1.0
+        table.add_row("pass", event.pass_name)
+        table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached)")
+        table.add_row("best", f"{event.best.tokens} tokens, {event.best.bytes} bytes, {event.best.lines} lines ({ratio:.1%} of the input)")
+        table.add_row("time", f"{time.monotonic() - self.started:.1f} s")
+        return table
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+def _default_output(path: Path) -> Path:
+    suffix = path.suffix or ".txt"
+    return path.with_name(f"{path.stem}.reduced{suffix}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix].")
+@click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
+@click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search.")
+@click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
+@click.option("--expect", metavar="EXC[:MESSAGE]", help="The target exception; default: whatever the input raises.")
+@click.option("--match", default="message", show_default=True, help=MATCH_HELP)
+@click.option("--same-frame", is_flag=True, help="Also require the innermost frame's function name to match.")
+@click.option("--append", "append_path", type=click.Path(dir_okay=False), help="A test script appended to every candidate; only FILE is reduced.")
+@click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 1].")
+@click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+def reduce(
+    file: Path,
+    output: Path | None,
+    in_place: bool,
+    strategy: str,
+    transform_names: str | None,
+    expect: str | None,
+    match: str,
+    same_frame: bool,
+    append_path: str | None,
+    timeout: float | None,
+    format_result: bool,
+    report_path: Path | None,
+    quiet: bool,
+    debug: bool,
+) -> None:
+    """Reduce FILE to a smallest program that still fails the same way."""
+    from astreduce.oracles import read_append
+
+    with _errors(debug):
+        if in_place and output is not None:
+            raise UsageError("give either --in-place or -o, not both")
+        if match not in ("type", "message") and not match.startswith("regex:"):
+            raise UsageError(f"--match must be type, message or regex:PATTERN, not {match!r}")
+        source = read_source(file)
+        target = file if in_place else (output or _default_output(file))
+        if not target.parent.exists():
+            raise UsageError(f"{target}: its folder {target.parent} does not exist")
+        if target.resolve() == file.resolve() and not in_place:
+            raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
+        names = [n.strip() for n in transform_names.split(",") if n.strip()] if transform_names else None
+        if in_place:
+            shutil.copy2(file, file.with_name(file.name + ".orig"))
+
+        def save(text: str) -> None:
+            write_atomically(target, source.encode(text))
+
+        progress = _Progress(quiet)
+        error: ReductionStopped | None = None
+        try:
+            with _sigterm_as_interrupt():
+                try:
+                    result = reduce_source(
+                        source.text,
+                        expect=expect,
+                        match=match,
+                        same_frame=same_frame,
+                        strategy=strategy,
+                        transforms=names,
+                        timeout=timeout,
+                        filename=file.name,
+                        append=read_append(append_path),
+                        format=format_result,
+                        on_improve=save,
+                        on_progress=progress,
+                        search_path=str(file.resolve().parent),
+                    )
+                except ReductionStopped as stopped:
+                    error = stopped
+                    result = stopped.result
+        finally:
+            progress.stop()
+        save(result.text)
+        if report_path is not None:
+            write_report(report_path, result, str(file), str(target))
+        _summary(result, file, target, quiet)
+        if error is not None:
+            state = "verified" if result.verified else "NOT verified"
+            click.echo(f"astreduce: interrupted; best result so far ({state}) written to {target}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        if not result.verified:
+            sys.exit(1)
+
+
+def _summary(result: Result, file: Path, target: Path, quiet: bool) -> None:
+    before, after = result.input_size, result.output_size
+    ratio = after.tokens / before.tokens if before.tokens else 1.0
+    for note in result.notes:
+        click.echo(f"astreduce: {note}", err=True)
+    if not quiet:
+        click.echo(
+            f"{file} -> {target}: {before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
+            f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
+            f"{'' if result.verified else ' (NOT verified)'}",
+            err=True,
+        )
+    click.echo(result.text, nl=not result.text.endswith("\n"))
+
+
+@main.command("transforms")
+def list_transforms() -> None:
+    """List the registered transforms, each with a one-line description."""
+    with _errors(False):
+        registry = registered_transforms()
+        width = max(len(n) for n in registry)
+        for transform in load_transforms():
+            click.echo(f"{transform.name:<{width}}  {transform.phase:<11}  {type(transform).summary()}")
+
+
+def run(args: list[str]) -> int:
+    """Run the CLI with ``args`` and return its exit status (for tests and scripts)."""
+    try:
+        main.main(args=args, prog_name="astreduce", standalone_mode=False)
+    except SystemExit as exit:
+        return int(exit.code or 0)
+    except click.ClickException as error:
+        error.show()
+        return 2
+    except click.exceptions.Abort:
+        return EXIT_INTERRUPTED
+    return 0
+
+

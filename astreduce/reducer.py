@@ -1,0 +1,230 @@
+"""The NodeReducer: from a keep-list of edits to candidate text, by splicing source.
+
+An *edit* says what happens to one node that is not kept: :data:`DROP`
+removes it from its sequence or optional slot; a :class:`Replacement` puts
+new text in its place, built from literal strings and *holes* that render a
+descendant (with that descendant's own edits), a block of statements
+(re-indented to the replaced statement's indentation), or a slice of the
+node's own source.
+
+Rendering never regenerates code: nodes without edits below them keep their
+exact original text, so comments and formatting of everything that survives
+stay as they were, and a candidate costs time proportional to the edited
+part of the tree plus one string join (DESIGN.md, "measured costs").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from astreduce.tree import Element, Item, Sequence, Tree
+
+
+@dataclass(frozen=True, slots=True)
+class Hole:
+    """Render descendant ``node`` (with its own edits) here."""
+
+    node: int
+
+
+@dataclass(frozen=True, slots=True)
+class BlockHole:
+    """Render the statements in ``field`` of ``owner`` here, re-indented."""
+
+    owner: int
+    field: str
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """Render the replaced node's own source between two offsets (with edits inside)."""
+
+    start: int
+    end: int
+
+
+Part = str | Hole | BlockHole | Slice
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """New text for a node: literal strings and holes, in order."""
+
+    parts: tuple[Part, ...]
+
+    @classmethod
+    def text(cls, text: str) -> Replacement:
+        return cls((text,))
+
+    def describe(self) -> str:
+        return "".join(p if isinstance(p, str) else f"<{type(p).__name__}>" for p in self.parts)
+
+
+class _Drop:
+    """The edit that removes a node from its sequence or optional slot."""
+
+    _instance: _Drop | None = None
+
+    def __new__(cls) -> _Drop:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "DROP"
+
+
+DROP = _Drop()
+Edit = _Drop | Replacement
+
+
+def reindent(text: str, old: str, new: str) -> str:
+    """Move every line after the first from indentation ``old`` to ``new``.
+
+    Lines that do not start with ``old`` (continuation lines, lines inside a
+    string) keep their text.
+    """
+    if old == new or "\n" not in text:
+        return text
+    lines = text.split("\n")
+    return "\n".join(
+        [lines[0]] + [new + line[len(old) :] if line.startswith(old) else line for line in lines[1:]]
+    )
+
+
+class NodeReducer:
+    """Renders a :class:`~astreduce.tree.Tree` with edits applied to the nodes not kept."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.text = tree.text
+
+    def render(self, edits: Mapping[int, Edit]) -> str:
+        """The text of the module with ``edits`` applied."""
+        if not edits:
+            return self.text
+        return _Render(self.tree, edits).node(0)
+
+    def render_opportunities(self, chosen: Iterable[Mapping[int, Edit]]) -> str:
+        """Merge several opportunities' edits (the first edit of a node wins) and render."""
+        merged: dict[int, Edit] = {}
+        for edits in chosen:
+            for node_id, edit in edits.items():
+                merged.setdefault(node_id, edit)
+        return self.render(merged)
+
+
+class _Render:
+    def __init__(self, tree: Tree, edits: Mapping[int, Edit]) -> None:
+        self.tree = tree
+        self.text = tree.text
+        self.nodes = tree.nodes
+        self.edits = edits
+        dirty: set[int] = set()
+        nodes = tree.nodes
+        for node_id in edits:
+            current = node_id
+            while current >= 0 and current not in dirty:
+                dirty.add(current)
+                current = nodes[current].parent
+        self.dirty = dirty
+
+    def node(self, node_id: int) -> str:
+        edit = self.edits.get(node_id)
+        node = self.nodes[node_id]
+        if isinstance(edit, Replacement):
+            return self.replacement(node_id, edit)
+        if node_id not in self.dirty:
+            return self.text[node.start : node.end]
+        return self.splice(node.start, node.end, self.tree.items[node_id])
+
+    def splice(self, start: int, end: int, items: Iterable[Item]) -> str:
+        text = self.text
+        out: list[str] = []
+        position = start
+        for item in items:
+            if isinstance(item, int):
+                if item not in self.dirty:
+                    continue
+                if self.edits.get(item) is DROP:
+                    span = self.tree.drop_spans.get(item)
+                    if span is None:  # not droppable here: keep it
+                        continue
+                    out.append(text[position : span[0]])
+                    position = span[1]
+                    continue
+                child = self.nodes[item]
+                out.append(text[position : child.start])
+                out.append(self.node(item))
+                position = child.end
+            else:
+                if not any(e.key in self.dirty for e in item.elements) and not any(
+                    n in self.dirty for e in item.elements for n in e.nodes
+                ):
+                    continue
+                out.append(text[position : item.start])
+                out.append(self.sequence(item))
+                position = item.end
+        out.append(text[position:end])
+        return "".join(out)
+
+    def element(self, element: Element) -> str:
+        return self.splice(element.start, element.end, element.nodes)
+
+    def sequence(self, sequence: Sequence) -> str:
+        elements = sequence.elements
+        kept = [i for i, e in enumerate(elements) if self.edits.get(e.key) is not DROP]
+        if len(kept) == len(elements):
+            return self.splice(sequence.start, sequence.end, _flat_nodes(elements))
+        if not kept:
+            return sequence.empty
+        text = self.text
+        out = [self.element(elements[kept[0]])]
+        for previous, current in zip(kept, kept[1:]):
+            out.append(text[elements[previous].end : elements[previous + 1].start])
+            out.append(self.element(elements[current]))
+        if sequence.kind == "tuple" and len(kept) == 1:
+            out.append(",")
+        return "".join(out)
+
+    def replacement(self, node_id: int, replacement: Replacement) -> str:
+        out: list[str] = []
+        for part in replacement.parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, Hole):
+                out.append(self.node(part.node))
+            elif isinstance(part, BlockHole):
+                out.append(self.block(node_id, part))
+            else:
+                inside = [
+                    it
+                    for it in self.tree.items[node_id]
+                    if _item_start(self.tree, it) >= part.start and _item_end(self.tree, it) <= part.end
+                ]
+                out.append(self.splice(part.start, part.end, inside))
+        return "".join(out)
+
+    def block(self, node_id: int, hole: BlockHole) -> str:
+        sequence = self.tree.blocks[(hole.owner, hole.field)]
+        body = self.sequence(sequence)
+        if body.startswith("elif") and self.nodes[sequence.elements[0].key].kind == "If":
+            body = body[2:]  # an elif chain hoisted out of its if starts a new if
+        old = self.tree.indents.get(sequence.elements[0].key)
+        new = self.tree.indents.get(node_id)
+        if old is None or new is None:
+            return body
+        return reindent(body, old, new)
+
+
+def _flat_nodes(elements: Iterable[Element]) -> list[int]:
+    return [n for e in elements for n in e.nodes]
+
+
+def _item_start(tree: Tree, item: Item) -> int:
+    return tree.nodes[item].start if isinstance(item, int) else item.start
+
+
+def _item_end(tree: Tree, item: Item) -> int:
+    return tree.nodes[item].end if isinstance(item, int) else item.end

@@ -1,0 +1,68 @@
+"""The JSON report and the exit statuses (DESIGN.md's contracts), in one place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
+from astreduce.measure import Size
+from astreduce.reduction import Result
+
+EXIT_OK = 0
+EXIT_NOT_REPRODUCIBLE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def return_code(error: BaseException | None) -> int:
+    """The exit status for how a run ended (black's ``Report.return_code``)."""
+    if error is None:
+        return EXIT_OK
+    if isinstance(error, (ReductionStopped, KeyboardInterrupt)):
+        return EXIT_INTERRUPTED
+    if isinstance(error, NotReproducibleError):
+        return EXIT_NOT_REPRODUCIBLE
+    if isinstance(error, (UsageError, AstReduceError)):
+        return EXIT_USAGE
+    return EXIT_USAGE
+
+
+def _size(path: str | None, size: Size, nodes: int | None) -> dict[str, Any]:
+    return {"path": path, "bytes": size.bytes, "lines": size.lines, "tokens": size.tokens, "ast_nodes": nodes}
+
+
+def report_dict(result: Result, input_path: str | None, output_path: str | None) -> dict[str, Any]:
+    """The report's fields: DESIGN.md lists the required ones."""
+    return {
+        "input": _size(input_path, result.input_size, result.input_ast_nodes),
+        "output": _size(output_path, result.output_size, result.output_ast_nodes),
+        "tests": result.tests,
+        "cache_hits": result.cache_hits,
+        "seconds": round(result.seconds, 3),
+        "oracle_seconds": round(result.oracle_seconds, 3),
+        "strategy": result.strategy,
+        "passes": [
+            {
+                "name": p.name,
+                "tests": p.tests,
+                "seconds": round(p.seconds, 3),
+                "tokens_before": p.tokens_before,
+                "tokens_after": p.tokens_after,
+            }
+            for p in result.passes
+        ],
+        "verified": result.verified,
+        "formatted": result.formatted,
+        "interrupted": result.interrupted,
+        "history": [list(point) for point in result.history],
+        "notes": result.notes,
+    }
+
+
+def write_report(path: str | Path, result: Result, input_path: str | None, output_path: str | None) -> None:
+    Path(path).write_text(json.dumps(report_dict(result, input_path, output_path), indent=2) + "\n", encoding="utf-8")
+
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_NOT_REPRODUCIBLE", "EXIT_OK", "EXIT_USAGE", "report_dict", "return_code", "write_report"]

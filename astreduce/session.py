@@ -1,0 +1,201 @@
+"""The state one reduction shares across its passes: current best, cache, counters.
+
+Every candidate goes through :meth:`Session.outcomes`: the outcome cache is
+keyed by the candidate's text (a digest of it), so equal candidates reached
+by different passes are tested once. Whenever a candidate FAILs and is
+smaller than the best so far, the session records it and calls
+``on_improve`` — the CLI writes it to disk at once, so an interruption or a
+crash leaves the best result so far behind (DESIGN.md, "never lose work").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from astreduce.measure import Size, measure
+from astreduce.oracles import Verdict
+from astreduce.outcome import Outcome
+
+
+@dataclass
+class PassStats:
+    """Figures of one pass (one sweep of one transform or strategy step)."""
+
+    name: str
+    tests: int = 0
+    seconds: float = 0.0
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """What a progress display needs after each test."""
+
+    pass_name: str
+    tests: int
+    cache_hits: int
+    best: Size
+    original: Size
+
+
+class Interrupted(Exception):
+    """Raised inside a pass when the user asked to stop; the session keeps its best."""
+
+
+@dataclass
+class Session:
+    """A reduction in progress."""
+
+    text: str
+    judge: Callable[[str], Verdict]
+    on_improve: Callable[[str], None] | None = None
+    on_progress: Callable[[ProgressEvent], None] | None = None
+    batch: Callable[[Iterable[str]], Iterator[Outcome]] | None = None
+    """Optional parallel evaluator: candidates in order → outcomes in order."""
+    tests: int = 0
+    cache_hits: int = 0
+    oracle_seconds: float = 0.0
+    passes: list[PassStats] = field(default_factory=list)
+    history: list[tuple[int, int]] = field(default_factory=list)
+    """(tests so far, tokens of the best) after each improvement: the size-over-tests curve."""
+    stop_requested: bool = False
+
+    def __post_init__(self) -> None:
+        self.best = self.text
+        self.best_size = measure(self.text)
+        self.original_size = self.best_size
+        self._cache: dict[bytes, Outcome] = {hashlib.blake2b(self.text.encode("utf-8", "surrogateescape")).digest(): Outcome.FAIL}
+        self._pass_name = "start"
+        self.history.append((0, self.best_size.tokens))
+
+    # --- testing ----------------------------------------------------------
+
+    def outcome(self, text: str) -> Outcome:
+        for result in self.outcomes([text]):
+            return result
+        raise AssertionError("no outcome")  # pragma: no cover
+
+    def outcomes(self, texts: Iterable[str]) -> Iterator[Outcome]:
+        """Outcomes of candidate texts, lazily, in order; cached ones cost no test."""
+        if self.batch is None:
+            for text in texts:
+                yield self._one(text)
+            return
+        yield from self._batched(texts)
+
+    def _one(self, text: str) -> Outcome:
+        if self.stop_requested:
+            raise Interrupted
+        key = _digest(text)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self.cache_hits += 1
+            return cached
+        started = time.monotonic()
+        verdict = self.judge(text)
+        self.oracle_seconds += time.monotonic() - started
+        return self._record(key, text, verdict.outcome)
+
+    def _batched(self, texts: Iterable[str]) -> Iterator[Outcome]:
+        # the executor sees only uncached candidates; cached ones are answered here
+        assert self.batch is not None
+        pending: list[tuple[bytes, str]] = []
+        source = iter(texts)
+
+        def uncached() -> Iterator[str]:
+            for text in source:
+                key = _digest(text)
+                if key in self._cache:
+                    pending.append((key, ""))
+                    continue
+                pending.append((key, text))
+                yield text
+
+        results = self.batch(uncached())
+        try:
+            while True:
+                if self.stop_requested:
+                    raise Interrupted
+                if not pending:
+                    started = time.monotonic()
+                    try:
+                        outcome = next(results)
+                    except StopIteration:
+                        while pending:  # trailing cached candidates
+                            yield self._hit(pending.pop(0)[0])
+                        return
+                    self.oracle_seconds += time.monotonic() - started
+                    while pending and pending[0][1] == "":
+                        yield self._hit(pending.pop(0)[0])
+                    key, text = pending.pop(0)
+                    yield self._record(key, text, outcome)
+                else:
+                    key, text = pending[0]
+                    if text == "":
+                        pending.pop(0)
+                        yield self._hit(key)
+                        continue
+                    started = time.monotonic()
+                    outcome = next(results)
+                    self.oracle_seconds += time.monotonic() - started
+                    pending.pop(0)
+                    yield self._record(key, text, outcome)
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+
+    def _hit(self, key: bytes) -> Outcome:
+        self.cache_hits += 1
+        return self._cache[key]
+
+    def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
+        self.tests += 1
+        self._cache[key] = outcome
+        if outcome is Outcome.FAIL:
+            size = measure(text)
+            if size.key < self.best_size.key:
+                self.best = text
+                self.best_size = size
+                self.history.append((self.tests, size.tokens))
+                if self.on_improve is not None:
+                    self.on_improve(text)
+        if self.on_progress is not None:
+            self.on_progress(
+                ProgressEvent(self._pass_name, self.tests, self.cache_hits, self.best_size, self.original_size)
+            )
+        return outcome
+
+    def first_failing(self, texts: Iterable[str]) -> int | None:
+        """Index of the first candidate that FAILs, testing lazily in order."""
+        results = self.outcomes(texts)
+        try:
+            for index, outcome in enumerate(results):
+                if outcome is Outcome.FAIL:
+                    return index
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+        return None
+
+    # --- passes -----------------------------------------------------------
+
+    def begin_pass(self, name: str) -> PassStats:
+        self._pass_name = name
+        stats = PassStats(name, tests=self.tests, seconds=time.monotonic(), tokens_before=self.best_size.tokens)
+        return stats
+
+    def end_pass(self, stats: PassStats) -> None:
+        stats.tests = self.tests - stats.tests
+        stats.seconds = time.monotonic() - stats.seconds
+        stats.tokens_after = self.best_size.tokens
+        self.passes.append(stats)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).digest()

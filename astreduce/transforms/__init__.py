@@ -1,0 +1,141 @@
+"""Transforms: what may replace a node that is not kept, and the registry that finds them.
+
+A :class:`Transform` proposes, for a node, zero or more edits, the most
+removing first. It only proposes: it never runs the oracle, never mutates
+shared state. Strategies turn proposals into :class:`Opportunity` records
+(one keep-list element each) and let delta debugging decide which to apply.
+
+Most transforms are *node-local* and implement :meth:`Transform.replacements`.
+Whole-program rewrites (renaming, and later scope-aware transforms) override
+:meth:`Transform.opportunities` to propose edits of several nodes at once, or
+are :class:`TextTransform` s that edit token spans directly.
+
+Every transform, built in or from another package, registers under the
+entry-point group ``astreduce.transforms`` (see ``pyproject.toml``) and is
+loaded by :func:`load_transforms`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from astreduce.errors import TransformLoadError, UsageError
+from astreduce.reducer import DROP, Edit, Replacement
+from astreduce.tree import Node, Tree
+
+ENTRY_POINT_GROUP = "astreduce.transforms"
+
+#: The order in which the ``auto`` strategy runs the phases of one round.
+PHASES = ("delete", "definitions", "classic", "hoist", "expressions", "simplify", "rename")
+
+
+@dataclass(frozen=True)
+class Opportunity:
+    """One keep-list element: a set of node edits proposed together."""
+
+    transform: str
+    target: int
+    """The node the proposal is about (for ordering and reports)."""
+    edits: Mapping[int, Edit]
+    rank: int = 0
+    """Which alternative of the transform this is (0 = the most removing)."""
+
+
+@dataclass(frozen=True)
+class TextOpportunity:
+    """One keep-list element of a text transform: span replacements applied together."""
+
+    transform: str
+    edits: tuple[tuple[int, int, str], ...]
+
+
+class Transform:
+    """Base class of node transforms; subclasses set ``name`` and ``node_kinds``.
+
+    ``node_kinds`` empty means every kind. ``phase`` places the transform in a
+    round of the ``auto`` strategy (one of :data:`PHASES`).
+    """
+
+    name: ClassVar[str] = ""
+    node_kinds: ClassVar[frozenset[str]] = frozenset()
+    phase: ClassVar[str] = "expressions"
+
+    def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
+        """Edits for ``node``, most removing first; a ``str`` is literal text."""
+        return iter(())
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        """Every proposal of this transform on ``tree``, in pre-order."""
+        kinds = self.node_kinds
+        for node in tree.nodes:
+            if kinds and node.kind not in kinds:
+                continue
+            for rank, edit in enumerate(self.replacements(node, tree)):
+                if isinstance(edit, str):
+                    edit = Replacement.text(edit)
+                yield Opportunity(self.name, node.id, {node.id: edit}, rank)
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first line of the docstring, for ``astreduce transforms``."""
+        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+
+class TextTransform(Transform):
+    """A transform that edits token spans of the text rather than nodes (e.g. renaming)."""
+
+    def text_opportunities(self, tree: Tree) -> Iterator[TextOpportunity]:
+        return iter(())
+
+
+def drop(tree: Tree, node_id: int) -> Edit | None:
+    """:data:`DROP` when ``node_id`` can be dropped from where it stands, else ``None``."""
+    return DROP if tree.is_droppable(node_id) else None
+
+
+def load_transforms(names: Iterable[str] | None = None) -> list[Transform]:
+    """Instantiate registered transforms, in phase order, optionally only ``names``.
+
+    Raises:
+        TransformLoadError: an entry point fails to import or is not a Transform.
+        UsageError: a name in ``names`` is not registered.
+    """
+    registry = registered_transforms()
+    if names is None:
+        chosen = list(registry)
+    else:
+        chosen = list(dict.fromkeys(names))
+        unknown = [n for n in chosen if n not in registry]
+        if unknown:
+            raise UsageError(
+                f"unknown transform {', '.join(unknown)}; known: {', '.join(sorted(registry))}"
+            )
+    instances = [registry[n]() for n in chosen]
+    order = {phase: i for i, phase in enumerate(PHASES)}
+    instances.sort(key=lambda t: order.get(t.phase, len(PHASES)))
+    return instances
+
+
+def registered_transforms() -> dict[str, type[Transform]]:
+    """Name → class of every transform registered under :data:`ENTRY_POINT_GROUP`."""
+    found: dict[str, type[Transform]] = {}
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = entry.load()
+        except Exception as error:  # a plugin may fail in any way: name it and stop
+            raise TransformLoadError(f"transform {entry.name!r} ({entry.value}) failed to load: {error}") from error
+        if not (isinstance(loaded, type) and issubclass(loaded, Transform)):
+            raise TransformLoadError(f"transform {entry.name!r} ({entry.value}) is not a Transform class")
+        if loaded.name != entry.name:
+            raise TransformLoadError(
+                f"transform entry point {entry.name!r} names a class whose name is {loaded.name!r}"
+            )
+        found[entry.name] = loaded
+    if not found:
+        raise TransformLoadError(
+            "no transforms are registered: install astreduce (pip install .) so its entry points exist"
+        )
+    return found

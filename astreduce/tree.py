@@ -1,0 +1,636 @@
+"""The tree model: parse a module once, number its nodes, record their exact spans.
+
+A :class:`Tree` is plain data computed from the standard ``ast`` of one text:
+every node has an id (pre-order), a kind (the ``ast`` class name), a parent,
+the field it sits in, and a span of character offsets into the text. On top
+of the nodes the model records what the renderer needs to splice text
+without regenerating code (DESIGN.md: a candidate must cost microseconds,
+not a deep copy or a code generation):
+
+* **sequences** — runs of sibling elements with the text between them:
+  statements of a block, call arguments, collection items, parameters,
+  decorators, imported names, ``with`` items, ``except`` handlers,
+  comprehension conditions, boolean operands. Dropping elements joins the
+  kept ones with the original separators; an emptied block becomes ``pass``.
+* **drop spans** — optional parts that go together with some text around
+  them: a default value with its ``=``, an annotation with its ``:``, a
+  return annotation with its ``->``, ``as name`` of a ``with`` item, the
+  message of an ``assert``, the cause of a ``raise``.
+* **indentation** of statements that begin a line, for re-indenting hoisted
+  blocks.
+
+Nothing here knows about transforms; :mod:`astreduce.reducer` renders edits
+against this model. Because the model is data, it could be computed by
+another interpreter (see DESIGN.md) and read back.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import keyword
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+#: ``ast`` classes that are not nodes of the model: they carry no position.
+_SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
+
+#: Nodes whose descendants are not modelled. Before 3.12 the parts of an
+#: f-string carry the position of the whole string, so no span inside it is exact.
+_OPAQUE = (ast.JoinedStr,)
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One syntax-tree node: identity, place in the tree and exact span."""
+
+    id: int
+    kind: str
+    parent: int
+    """Parent id; -1 for the module."""
+    field: str
+    """Field of the parent holding this node ('' for the module)."""
+    index: int
+    """Position in that field when it is a list, else -1."""
+    start: int
+    end: int
+    depth: int
+    name: str | None = None
+    """Identifier of Name, FunctionDef, ClassDef, arg, alias, keyword, Attribute (attr)."""
+    constant: str | None = None
+    """For Constant: the value's type name ('str', 'int', 'NoneType', ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One element of a :class:`Sequence`; dropping ``key`` drops the whole element."""
+
+    key: int
+    start: int
+    end: int
+    nodes: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """Sibling elements separated by original text (commas, newlines, ``and``)."""
+
+    id: int
+    owner: int
+    kind: str
+    """'block', 'comma', 'tuple', 'decorators', 'handlers', 'boolop', 'ifs', 'generators', 'cases'."""
+    elements: tuple[Element, ...]
+    empty: str
+    """Text that replaces the sequence when every element is dropped ('pass' for blocks)."""
+    min_kept: int = 0
+    """Fewer elements than this never make valid syntax (an import needs one name)."""
+
+    @property
+    def start(self) -> int:
+        return self.elements[0].start
+
+    @property
+    def end(self) -> int:
+        return self.elements[-1].end
+
+
+#: An item in a node's splice list: a child node id, or a sequence.
+Item = int | Sequence
+
+
+@dataclass
+class Tree:
+    """A parsed module: nodes in pre-order, sequences, drop spans, indentation."""
+
+    text: str
+    nodes: list[Node]
+    fields: list[dict[str, tuple[int, ...]]]
+    """Per node, each field's child ids (single children as 1-tuples)."""
+    items: list[tuple[Item, ...]]
+    """Per node, its direct children and sequences in source order, for splicing."""
+    element_of: dict[int, tuple[Sequence, int]]
+    """Node id of an element key → its sequence and position."""
+    drop_spans: dict[int, tuple[int, int]]
+    """Node id → the text span that goes when the node is dropped as an optional part."""
+    indents: dict[int, str]
+    """Statement id → its indentation, for statements that begin a line."""
+    blocks: dict[tuple[int, str], Sequence] = field(default_factory=dict)
+    """(owner id, field) → the statement sequence of that block."""
+
+    @property
+    def root(self) -> Node:
+        return self.nodes[0]
+
+    def children(self, node_id: int) -> Iterator[int]:
+        for ids in self.fields[node_id].values():
+            yield from ids
+
+    def child(self, node_id: int, field_name: str) -> int | None:
+        ids = self.fields[node_id].get(field_name, ())
+        return ids[0] if ids else None
+
+    def source(self, node_id: int) -> str:
+        node = self.nodes[node_id]
+        return self.text[node.start : node.end]
+
+    def is_droppable(self, node_id: int) -> bool:
+        return node_id in self.element_of or node_id in self.drop_spans
+
+    def ancestors(self, node_id: int) -> Iterator[int]:
+        parent = self.nodes[node_id].parent
+        while parent >= 0:
+            yield parent
+            parent = self.nodes[parent].parent
+
+    def descendants(self, node_id: int) -> Iterator[int]:
+        stack = list(self.children(node_id))
+        while stack:
+            current = stack.pop()
+            yield current
+            stack.extend(self.children(current))
+
+
+class _Positions:
+    """Converts ``ast`` (line, UTF-8 column) positions into character offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def offset(self, line: int, col: int) -> int:
+        start = self.line_starts[line - 1]
+        head = self.text[start : start + col]
+        if head.isascii():
+            return start + col
+        end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
+        encoded = self.text[start:end].encode("utf-8")
+        return start + len(encoded[:col].decode("utf-8", errors="ignore"))
+
+    def line_start(self, offset: int) -> int:
+        """Offset of the start of the line holding ``offset``."""
+        return self.line_starts[bisect.bisect_right(self.line_starts, offset) - 1]
+
+
+def parse(text: str, filename: str = "<input>") -> Tree:
+    """Parse ``text`` into a :class:`Tree`.
+
+    Raises:
+        SyntaxError: the text is not a valid module for this interpreter.
+        RecursionError: the nesting is too deep for the parser (callers report it).
+    """
+    module = ast.parse(text, filename=filename, type_comments=False)
+    return _Builder(text).build(module)
+
+
+class _Builder:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = _Positions(text)
+        self.nodes: list[Node] = []
+        self.fields: list[dict[str, tuple[int, ...]]] = []
+        self.asts: list[ast.AST] = []
+        self.spans: dict[int, tuple[int, int]] = {}
+
+    # --- numbering -------------------------------------------------------
+
+    def build(self, module: ast.Module) -> Tree:
+        self._number(module)
+        tree = Tree(
+            text=self.text,
+            nodes=self.nodes,
+            fields=self.fields,
+            items=[() for _ in self.nodes],
+            element_of={},
+            drop_spans={},
+            indents={},
+        )
+        _Structure(self, tree).build()
+        return tree
+
+    def _number(self, module: ast.Module) -> None:
+        # iterative pre-order walk: deep expressions must not hit the recursion limit
+        stack: list[tuple[ast.AST, int, str, int, int]] = [(module, -1, "", -1, 0)]
+        pending_fields: list[tuple[int, str, int]] = []
+        while stack:
+            node, parent, field_name, index, depth = stack.pop()
+            node_id = len(self.nodes)
+            start, end = self._span(node, parent)
+            self.nodes.append(
+                Node(
+                    id=node_id,
+                    kind=type(node).__name__,
+                    parent=parent,
+                    field=field_name,
+                    index=index,
+                    start=start,
+                    end=end,
+                    depth=depth,
+                    name=_name_of(node),
+                    constant=type(node.value).__name__ if isinstance(node, ast.Constant) else None,
+                )
+            )
+            self.fields.append({})
+            self.asts.append(node)
+            if parent >= 0:
+                pending_fields.append((parent, field_name, node_id))
+            if isinstance(node, _OPAQUE):
+                continue
+            children: list[tuple[ast.AST, str, int]] = []
+            for name, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    children.extend(
+                        (item, name, i)
+                        for i, item in enumerate(value)
+                        if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED)
+                    )
+                elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
+                    children.append((value, name, -1))
+            children = [c for c in children if not _is_empty_arguments(c[0])]
+            for child, name, i in reversed(children):
+                stack.append((child, node_id, name, i, depth + 1))
+        for parent, field_name, node_id in pending_fields:
+            entry = self.fields[parent]
+            entry[field_name] = entry.get(field_name, ()) + (node_id,)
+        for entry in self.fields:
+            for name, ids in entry.items():
+                entry[name] = tuple(sorted(ids, key=lambda i: self.nodes[i].start))
+
+    def _span(self, node: ast.AST, parent: int) -> tuple[int, int]:
+        if isinstance(node, ast.Module):
+            return 0, len(self.text)
+        if _has_position(node):
+            start = self.pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # checked by _has_position
+            end = self.pos.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # idem
+            if isinstance(node, ast.expr):
+                return _widen(self.text, start, end)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+                first = node.decorator_list[0]
+                at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
+                start = min(start, at)
+            return start, end
+        return _synthetic_span(self, node)
+
+
+_SPACE = " \t\f\r\n\\"
+#: Keywords after which ``(`` opens a parenthesised expression, not a call.
+_KEYWORDS = frozenset(keyword.kwlist) - {"None", "True", "False"}
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """Grow an expression's span over the redundant parentheses around it.
+
+    ``ast`` spans leave such parentheses out, so dropping or hoisting the bare
+    span would leave one parenthesis behind. A ``(`` counts as redundant when
+    it does not open a call: the text before it does not end an atom.
+    """
+    while True:
+        before = start - 1
+        while before >= 0 and text[before] in _SPACE:
+            before -= 1
+        after = end
+        while after < len(text) and text[after] in _SPACE:
+            after += 1
+        if before < 0 or after >= len(text) or text[before] != "(" or text[after] != ")":
+            return start, end
+        previous = before - 1
+        while previous >= 0 and text[previous] in _SPACE:
+            previous -= 1
+        if previous >= 0:
+            last = text[previous]
+            if last in ")]}\"'":
+                return start, end
+            if last.isalnum() or last == "_" or not last.isascii():
+                word_start = previous
+                while word_start > 0 and (text[word_start - 1].isalnum() or text[word_start - 1] == "_"):
+                    word_start -= 1
+                if text[word_start : previous + 1] not in _KEYWORDS:
+                    return start, end
+        start, end = before, after + 1
+
+
+def _has_position(node: ast.AST) -> bool:
+    return getattr(node, "end_col_offset", None) is not None and hasattr(node, "lineno")
+
+
+def _is_empty_arguments(node: ast.AST) -> bool:
+    return isinstance(node, ast.arguments) and not (
+        node.posonlyargs or node.args or node.vararg or node.kwonlyargs or node.kwarg
+    )
+
+
+def _name_of(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.arg):
+        return node.arg
+    if isinstance(node, ast.alias):
+        return node.asname or node.name
+    if isinstance(node, ast.keyword):
+        return node.arg
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _extent(builder: _Builder, nodes: list[ast.AST]) -> tuple[int, int]:
+    spans = [builder._span(n, -1) for n in nodes if n is not None]
+    return min(s for s, _ in spans), max(e for _, e in spans)
+
+
+def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
+    """Spans for node types that ``ast`` leaves without a position."""
+    text = builder.text
+    if isinstance(node, ast.arguments):
+        parts: list[ast.AST] = [
+            *node.posonlyargs,
+            *node.args,
+            *[a for a in (node.vararg, node.kwarg) if a is not None],
+            *node.kwonlyargs,
+            *node.defaults,
+            *[d for d in node.kw_defaults if d is not None],
+        ]
+        start, end = _extent(builder, parts)
+        if node.vararg is not None or node.kwonlyargs:
+            first = node.vararg if node.vararg is not None else node.kwonlyargs[0]
+            start = min(start, _star_before(text, builder._span(first, -1)[0]))
+        if node.kwarg is not None:
+            start = min(start, text.rfind("**", 0, builder._span(node.kwarg, -1)[0]))
+        after = end
+        while after < len(text) and text[after] in _SPACE:
+            after += 1
+        if after < len(text) and text[after] == ",":
+            end = after + 1  # the trailing comma, so that the node covers its sequence
+        return start, end
+    if isinstance(node, ast.comprehension):
+        target_start, _ = builder._span(node.target, -1)
+        start = text.rfind("for", 0, target_start)
+        if node.is_async:
+            start = text.rfind("async", 0, start)
+        _, end = _extent(builder, [node.iter, *node.ifs])
+        return start, end
+    if isinstance(node, ast.withitem):
+        return _extent(builder, [node.context_expr] + ([node.optional_vars] if node.optional_vars else []))
+    if isinstance(node, ast.match_case):
+        pattern_start, _ = builder._span(node.pattern, -1)
+        start = text.rfind("case", 0, pattern_start)
+        _, end = _extent(builder, node.body)
+        return start, end
+    raise ValueError(f"no span for {type(node).__name__}")  # pragma: no cover
+
+
+def _star_before(text: str, offset: int) -> int:
+    """The ``*`` that opens ``*args`` or a bare ``*`` marker before ``offset``."""
+    return text.rfind("*", 0, offset)
+
+
+class _Structure:
+    """Computes sequences, drop spans and indentation for a numbered tree."""
+
+    def __init__(self, builder: _Builder, tree: Tree) -> None:
+        self.b = builder
+        self.tree = tree
+        self.text = builder.text
+        self.sequences: list[Sequence] = []
+
+    def build(self) -> None:
+        tree = self.tree
+        for node in tree.nodes:
+            sequences = list(self._sequences(node.id))
+            in_sequence = {i for s in sequences for e in s.elements for i in e.nodes}
+            items: list[Item] = [c for c in tree.children(node.id) if c not in in_sequence]
+            items.extend(sequences)
+            items.sort(key=lambda it: tree.nodes[it].start if isinstance(it, int) else it.start)
+            tree.items[node.id] = tuple(items)
+            self._drop_spans(node.id)
+            if node.kind in _STATEMENTS:
+                start = self.b.pos.line_start(node.start)
+                prefix = self.text[start : node.start]
+                if prefix.strip(" \t\f") == "":
+                    tree.indents[node.id] = prefix
+
+    # --- sequences -------------------------------------------------------
+
+    def _seq(self, owner: int, kind: str, elements: list[Element], empty: str = "") -> Sequence | None:
+        if not elements:
+            return None
+        if kind in ("comma", "tuple"):
+            last = elements[-1]
+            after = last.end
+            while after < len(self.text) and self.text[after] in _SPACE:
+                after += 1
+            if after < len(self.text) and self.text[after] == ",":  # a trailing comma goes with the last one
+                elements[-1] = Element(last.key, last.start, after + 1, last.nodes)
+        owner_kind = self.tree.nodes[owner].kind
+        min_kept = 1 if kind in _NEEDS_ONE or owner_kind in _NEEDS_ONE else 0
+        sequence = Sequence(len(self.sequences), owner, kind, tuple(elements), empty, min_kept)
+        self.sequences.append(sequence)
+        for position, element in enumerate(elements):
+            self.tree.element_of[element.key] = (sequence, position)
+        return sequence
+
+    def _simple(self, ids: tuple[int, ...]) -> list[Element]:
+        nodes = self.tree.nodes
+        return [Element(i, nodes[i].start, nodes[i].end, (i,)) for i in ids]
+
+    def _sequences(self, node_id: int) -> Iterator[Sequence]:
+        tree = self.tree
+        node = tree.nodes[node_id]
+        kind = node.kind
+        f = tree.fields[node_id]
+        made: list[Sequence | None] = []
+        for block in ("body", "orelse", "finalbody"):
+            if block in f and tree.nodes[f[block][0]].kind in _STATEMENTS:
+                empty = "" if kind == "Module" else "pass"
+                sequence = self._seq(node_id, "block", self._simple(f[block]), empty)
+                if sequence is not None:
+                    tree.blocks[(node_id, block)] = sequence
+                made.append(sequence)
+        if "handlers" in f:
+            made.append(self._seq(node_id, "handlers", self._simple(f["handlers"])))
+        if "cases" in f:
+            made.append(self._seq(node_id, "cases", self._simple(f["cases"])))
+        if kind in ("Call", "ClassDef"):
+            ids = f.get("args", ()) + f.get("bases", ()) + f.get("keywords", ())
+            ids = tuple(sorted(ids, key=lambda i: tree.nodes[i].start))
+            made.append(self._seq(node_id, "comma", self._simple(ids)))
+        if kind in ("List", "Set", "Tuple", "Delete", "Import", "ImportFrom", "With", "AsyncWith"):
+            field_name = {"Delete": "targets", "Import": "names", "ImportFrom": "names"}.get(
+                kind, "items" if kind in ("With", "AsyncWith") else "elts"
+            )
+            seq_kind = "tuple" if kind == "Tuple" else "comma"
+            made.append(self._seq(node_id, seq_kind, self._simple(f.get(field_name, ()))))
+        if kind == "Dict":
+            made.append(self._seq(node_id, "comma", self._dict_elements(node_id)))
+        if kind == "BoolOp":
+            made.append(self._seq(node_id, "boolop", self._simple(f.get("values", ()))))
+        if kind == "comprehension" and "ifs" in f:
+            made.append(self._seq(node_id, "ifs", self._if_elements(f["ifs"])))
+        if kind in ("ListComp", "SetComp", "GeneratorExp", "DictComp"):
+            made.append(self._seq(node_id, "generators", self._simple(f.get("generators", ()))))
+        if kind == "arguments":
+            made.append(self._seq(node_id, "comma", self._parameter_elements(node_id)))
+        if kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef") and "decorator_list" in f:
+            made.append(self._seq(node_id, "decorators", self._decorator_elements(node_id)))
+        yield from (s for s in made if s is not None)
+
+    def _dict_elements(self, node_id: int) -> list[Element]:
+        dict_ast = self.b.asts[node_id]
+        assert isinstance(dict_ast, ast.Dict)
+        values = self.tree.fields[node_id].get("values", ())
+        keys = iter(self.tree.fields[node_id].get("keys", ()))
+        nodes = self.tree.nodes
+        elements = []
+        for key_ast, value in zip(dict_ast.keys, values):
+            if key_ast is None:
+                start = self.text.rfind("**", 0, nodes[value].start)
+                elements.append(Element(value, start, nodes[value].end, (value,)))
+            else:
+                key = next(keys)
+                elements.append(Element(value, nodes[key].start, nodes[value].end, (key, value)))
+        return elements
+
+    def _if_elements(self, ids: tuple[int, ...]) -> list[Element]:
+        nodes = self.tree.nodes
+        return [Element(i, self.text.rfind("if", 0, nodes[i].start), nodes[i].end, (i,)) for i in ids]
+
+    def _parameter_elements(self, node_id: int) -> list[Element]:
+        args_ast = self.b.asts[node_id]
+        assert isinstance(args_ast, ast.arguments)
+        f = self.tree.fields[node_id]
+        nodes = self.tree.nodes
+        text = self.text
+        elements: list[Element] = []
+        positional = f.get("posonlyargs", ()) + f.get("args", ())
+        positional = tuple(sorted(positional, key=lambda i: nodes[i].start))
+        defaults = f.get("defaults", ())
+        first_default = len(positional) - len(defaults)
+        for i, arg in enumerate(positional):
+            members = (arg,) if i < first_default else (arg, defaults[i - first_default])
+            if len(members) == 2:
+                self.tree.drop_spans[members[1]] = (nodes[arg].end, nodes[members[1]].end)
+            end = nodes[members[-1]].end
+            if args_ast.posonlyargs and i == len(args_ast.posonlyargs) - 1:
+                end = text.index("/", end) + 1  # the marker goes with the last positional-only one
+            elements.append(Element(arg, nodes[arg].start, end, members))
+        vararg = f.get("vararg", ())
+        kwonly = f.get("kwonlyargs", ())
+        kw_defaults = iter(f.get("kw_defaults", ()))
+        if vararg:
+            start = _star_before(text, nodes[vararg[0]].start)
+            elements.append(Element(vararg[0], start, nodes[vararg[0]].end, vararg))
+        for i, arg in enumerate(kwonly):
+            has_default = args_ast.kw_defaults[i] is not None
+            members = (arg, next(kw_defaults)) if has_default else (arg,)
+            if has_default:
+                self.tree.drop_spans[members[1]] = (nodes[arg].end, nodes[members[1]].end)
+            start = nodes[arg].start
+            if i == 0 and not vararg:
+                start = _star_before(text, start)  # a bare * goes with the first keyword-only one
+            elements.append(Element(arg, start, nodes[members[-1]].end, members))
+        kwarg = f.get("kwarg", ())
+        if kwarg:
+            start = text.rfind("**", 0, nodes[kwarg[0]].start)
+            elements.append(Element(kwarg[0], start, nodes[kwarg[0]].end, kwarg))
+        return elements
+
+    def _decorator_elements(self, node_id: int) -> list[Element]:
+        nodes = self.tree.nodes
+        ids = self.tree.fields[node_id]["decorator_list"]
+        header = self._header_start(node_id)
+        elements = []
+        for position, dec in enumerate(ids):
+            start = self.text.rfind("@", 0, nodes[dec].start)
+            end = (
+                self.text.rfind("@", 0, nodes[ids[position + 1]].start)
+                if position + 1 < len(ids)
+                else header
+            )
+            elements.append(Element(dec, start, end, (dec,)))
+        return elements
+
+    def _header_start(self, node_id: int) -> int:
+        """Offset of ``def``/``class``/``async`` of a decorated definition."""
+        definition = self.b.asts[node_id]
+        assert isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        return self.b.pos.offset(definition.lineno, definition.col_offset)
+
+    # --- drop spans ------------------------------------------------------
+
+    def _drop_spans(self, node_id: int) -> None:
+        tree = self.tree
+        nodes = tree.nodes
+        node = nodes[node_id]
+        f = tree.fields[node_id]
+        drops = tree.drop_spans
+        text = self.text
+
+        def only(name: str) -> int | None:
+            ids = f.get(name, ())
+            return ids[0] if ids else None
+
+        if node.kind == "arg" and (ann := only("annotation")) is not None:
+            drops[ann] = (node.start + len(node.name or ""), nodes[ann].end)
+        elif node.kind in ("FunctionDef", "AsyncFunctionDef") and (ret := only("returns")) is not None:
+            arrow = text.rfind("->", 0, nodes[ret].start)
+            close = text.rfind(")", 0, arrow) + 1
+            drops[ret] = (close, nodes[ret].end)
+        elif node.kind == "AnnAssign" and (value := only("value")) is not None:
+            drops[value] = (nodes[f["annotation"][0]].end, nodes[value].end)
+        elif node.kind == "withitem" and (names := only("optional_vars")) is not None:
+            drops[names] = (nodes[f["context_expr"][0]].end, nodes[names].end)
+        elif node.kind == "Assert" and (msg := only("msg")) is not None:
+            drops[msg] = (nodes[f["test"][0]].end, nodes[msg].end)
+        elif node.kind == "Raise" and (cause := only("cause")) is not None:
+            drops[cause] = (nodes[f["exc"][0]].end, nodes[cause].end)
+        elif node.kind in ("Return", "Yield") and (value := only("value")) is not None:
+            drops[value] = (node.start + len("return" if node.kind == "Return" else "yield"), nodes[value].end)
+        elif node.kind == "Slice":
+            for part in ("lower", "upper", "step"):
+                if (child := only(part)) is not None:
+                    drops[child] = (nodes[child].start, nodes[child].end)
+        elif node.kind == "ExceptHandler" and (exc := only("type")) is not None:
+            keyword_end = node.start + len("except")
+            colon = text.index(":", nodes[exc].end)
+            drops[exc] = (keyword_end, colon)
+
+
+#: Sequence kinds and owners that need at least one element to stay valid syntax.
+_NEEDS_ONE = frozenset(
+    {"handlers", "boolop", "generators", "cases", "Import", "ImportFrom", "Delete", "With", "AsyncWith"}
+)
+
+_STATEMENTS = frozenset(
+    name
+    for name in dir(ast)
+    if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.stmt)
+)
+
+#: Statements that own blocks of statements.
+COMPOUND = frozenset(
+    {
+        "If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar",
+        "FunctionDef", "AsyncFunctionDef", "ClassDef", "Match",
+    }
+)
+
+
+def is_statement(kind: str) -> bool:
+    return kind in _STATEMENTS
+
+
+def parse_or_none(text: str) -> Tree | None:
+    """Parse, or ``None`` when the text is not valid or nests too deeply."""
+    try:
+        return parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+if sys.version_info < (3, 10):  # pragma: no cover
+    raise ImportError("astreduce's tree model needs Python 3.10 or newer")
