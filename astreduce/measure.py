@@ -13,6 +13,7 @@ import io
 import keyword
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 _IGNORED = frozenset(
@@ -73,6 +74,8 @@ def measure(text: str) -> Size:
 def ast_nodes(text: str) -> int | None:
     """Number of AST nodes, or ``None`` when the text does not parse."""
     try:
-        return sum(1 for _ in ast.walk(ast.parse(text)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sum(1 for _ in ast.walk(ast.parse(text)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -209,7 +209,8 @@ class _Render:
     def block(self, node_id: int, hole: BlockHole) -> str:
         sequence = self.tree.blocks[(hole.owner, hole.field)]
         body = self.sequence(sequence)
-        if body.startswith("elif") and self.nodes[sequence.elements[0].key].kind == "If":
+        replaced_is_elif = self.text.startswith("elif", self.nodes[node_id].start)
+        if body.startswith("elif") and not replaced_is_elif:
             body = body[2:]  # an elif chain hoisted out of its if starts a new if
         old = self.tree.indents.get(sequence.elements[0].key)
         new = self.tree.indents.get(node_id)

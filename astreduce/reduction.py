@@ -195,7 +195,7 @@ def reduce_source(
         raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
     if strategy in ("auto", "hdd", "flat"):
         check_parses(text, filename)
-    plan = Plan(load_transforms(transforms))
+    plan = Plan(load_transforms(transforms), extras=transforms is None)
     if oracle is None:
         oracle, _ = make_exec_oracle(
             text, expect=expect, match=match, same_frame=same_frame, timeout=timeout,

@@ -3,16 +3,21 @@
 Every candidate goes through :meth:`Session.outcomes`: the outcome cache is
 keyed by the candidate's text (a digest of it), so equal candidates reached
 by different passes are tested once. Whenever a candidate FAILs and is
-smaller than the best so far, the session records it and calls
-``on_improve`` — the CLI writes it to disk at once, so an interruption or a
-crash leaves the best result so far behind (DESIGN.md, "never lose work").
+shorter than the last one saved, the session calls ``on_improve`` — the CLI
+writes it to disk at once, so an interruption or a crash leaves a
+reproducing result behind (DESIGN.md, "never lose work"). At the end of each
+pass the strategy hands the pass's result to :meth:`Session.accept`, which
+measures it and makes it the current best when it is smaller.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from astreduce.measure import Size, measure
@@ -63,6 +68,9 @@ class Session:
     history: list[tuple[int, int]] = field(default_factory=list)
     """(tests so far, tokens of the best) after each improvement: the size-over-tests curve."""
     stop_requested: bool = False
+    syntax_rejections: int = 0
+    """Candidates answered UNRESOLVED without a test because they do not parse."""
+    require_parse: bool = False
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -71,6 +79,7 @@ class Session:
         self._cache: dict[bytes, Outcome] = {hashlib.blake2b(self.text.encode("utf-8", "surrogateescape")).digest(): Outcome.FAIL}
         self._pass_name = "start"
         self.history.append((0, self.best_size.tokens))
+        self._saved = self.text
 
     # --- testing ----------------------------------------------------------
 
@@ -87,10 +96,39 @@ class Session:
             return
         yield from self._batched(texts)
 
+    @contextmanager
+    def parsing_candidates_only(self) -> Iterator[None]:
+        """Within this block, candidates that do not parse are UNRESOLVED without a test.
+
+        Token-level passes produce mostly broken syntax; checking it here costs
+        a parse instead of an oracle run. Passes over syntax trees do not need it.
+        """
+        saved = self.require_parse
+        self.require_parse = True
+        try:
+            yield
+        finally:
+            self.require_parse = saved
+
+    def _rejected(self, key: bytes, text: str) -> bool:
+        if not self.require_parse or key in self._cache:
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
+                ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self._cache[key] = Outcome.UNRESOLVED
+            self.syntax_rejections += 1
+            return True
+        return False
+
     def _one(self, text: str) -> Outcome:
         if self.stop_requested:
             raise Interrupted
         key = _digest(text)
+        if self._rejected(key, text):
+            return Outcome.UNRESOLVED
         cached = self._cache.get(key)
         if cached is not None:
             self.cache_hits += 1
@@ -109,6 +147,10 @@ class Session:
         def uncached() -> Iterator[str]:
             for text in source:
                 key = _digest(text)
+                if self._rejected(key, text):
+                    self.cache_hits -= 1  # answered by the filter, not by the cache
+                    pending.append((key, ""))
+                    continue
                 if key in self._cache:
                     pending.append((key, ""))
                     continue
@@ -156,19 +198,33 @@ class Session:
     def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
         self.tests += 1
         self._cache[key] = outcome
-        if outcome is Outcome.FAIL:
-            size = measure(text)
-            if size.key < self.best_size.key:
-                self.best = text
-                self.best_size = size
-                self.history.append((self.tests, size.tokens))
-                if self.on_improve is not None:
-                    self.on_improve(text)
+        if outcome is Outcome.FAIL and len(text) < len(self._saved):
+            # measuring tokens costs more than a test on large inputs, so mid-pass
+            # the shorter text is saved for safety; accept() decides what is best
+            self._saved = text
+            if self.on_improve is not None:
+                self.on_improve(text)
         if self.on_progress is not None:
             self.on_progress(
                 ProgressEvent(self._pass_name, self.tests, self.cache_hits, self.best_size, self.original_size)
             )
         return outcome
+
+    def accept(self, text: str) -> bool:
+        """Make ``text`` (a candidate known to FAIL) the best if it is smaller; True if it was."""
+        if text == self.best:
+            return False
+        size = measure(text)
+        if size.key >= self.best_size.key:
+            return False
+        self.best = text
+        self.best_size = size
+        self.history.append((self.tests, size.tokens))
+        if text != self._saved:
+            self._saved = text
+            if self.on_improve is not None:
+                self.on_improve(text)
+        return True
 
     def first_failing(self, texts: Iterable[str]) -> int | None:
         """Index of the first candidate that FAILs, testing lazily in order."""

@@ -90,8 +90,9 @@ def apply_greedily(session: Session, count: int, render: Callable[[frozenset[int
             changed = True
         if chunk == 1 and not changed:
             return applied
-        if chunk > 1:
-            chunk //= 2
+        # halving pays while chunks still apply; once a whole level applies
+        # nothing, halves rarely do either, so go straight to single elements
+        chunk = chunk // 2 if changed else 1
 
 
 def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
@@ -135,7 +136,9 @@ def node_pass(session: Session, name: str, tree: Tree, opportunities: list[Oppor
                 merged.setdefault(node_id, edit)
         return reducer.render(merged)
 
-    search(session, len(opportunities), render)
+    applied = search(session, len(opportunities), render)
+    if applied:
+        session.accept(render(applied))
     session.end_pass(stats)
     return session.best_size.key < before
 
@@ -164,7 +167,9 @@ def text_pass(session: Session, name: str, text: str, groups: list[tuple[tuple[i
     def render(applied: frozenset[int]) -> str:
         return splice_text(text, [edit for i in sorted(applied) for edit in groups[i]])
 
-    search(session, len(groups), render)
+    applied = search(session, len(groups), render)
+    if applied:
+        session.accept(render(applied))
     session.end_pass(stats)
     return session.best_size.key < before
 
@@ -217,6 +222,9 @@ class Plan:
 
     transforms: list[Transform]
     rounds: int = MAX_ROUNDS
+    extras: bool = True
+    """Also run the passes that are not transforms: token deletion and comment stripping
+    (off when the user restricts the transforms)."""
 
 
 def _current_tree(session: Session) -> Tree | None:
@@ -266,25 +274,27 @@ def _statement_level(tree: Tree, node_id: int) -> int:
 
 def run_auto(session: Session, plan: Plan) -> None:
     by_name = {t.name: t for t in plan.transforms}
+    structural = [t for t in plan.transforms if not isinstance(t, TextTransform)]
     for _ in range(plan.rounds):
         before = session.best_size.key
         if "delete" in by_name:
             _delete_statements(session, by_name["delete"])
-        for transform in plan.transforms:
-            if isinstance(transform, TextTransform):
-                continue
+        for transform in structural:
             _ranked_passes(session, transform)
-        if session.best_size.tokens <= TOKEN_PASS_LIMIT:
-            unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
-        for transform in plan.transforms:
-            if isinstance(transform, TextTransform):
-                tree = _current_tree(session)
-                if tree is not None:
-                    groups = [o.edits for o in transform.text_opportunities(tree)]
-                    text_pass(session, transform.name, tree.text, groups, apply_greedily)
+        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
+            with session.parsing_candidates_only():
+                unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
         if session.best_size.key >= before:
             break
-    strip_comments(session)
+    # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
+    for transform in plan.transforms:
+        if isinstance(transform, TextTransform):
+            tree = _current_tree(session)
+            if tree is not None:
+                groups = [o.edits for o in transform.text_opportunities(tree)]
+                text_pass(session, transform.name, tree.text, groups, apply_greedily)
+    if plan.extras:
+        strip_comments(session)
 
 
 def _delete_statements(session: Session, delete: Transform) -> None:
@@ -353,7 +363,8 @@ def strip_comments(session: Session) -> None:
     candidate = splice_text(text, edits)
     if candidate != text:
         stats = session.begin_pass("strip comments")
-        session.outcome(candidate)
+        if session.outcome(candidate) is Outcome.FAIL:
+            session.accept(candidate)
         session.end_pass(stats)
 
 

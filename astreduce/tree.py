@@ -31,6 +31,7 @@ import bisect
 import keyword
 import re
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -182,7 +183,9 @@ def parse(text: str, filename: str = "<input>") -> Tree:
         SyntaxError: the text is not a valid module for this interpreter.
         RecursionError: the nesting is too deep for the parser (callers report it).
     """
-    module = ast.parse(text, filename=filename, type_comments=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings belong to the candidate, not to us
+        module = ast.parse(text, filename=filename, type_comments=False)
     return _Builder(text).build(module)
 
 

@@ -62,6 +62,8 @@ class Transform:
     name: ClassVar[str] = ""
     node_kinds: ClassVar[frozenset[str]] = frozenset()
     phase: ClassVar[str] = "expressions"
+    priority: ClassVar[int] = 0
+    """Within a phase, higher priority runs first (then by name)."""
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         """Edits for ``node``, most removing first; a ``str`` is literal text."""
@@ -115,7 +117,7 @@ def load_transforms(names: Iterable[str] | None = None) -> list[Transform]:
             )
     instances = [registry[n]() for n in chosen]
     order = {phase: i for i, phase in enumerate(PHASES)}
-    instances.sort(key=lambda t: order.get(t.phase, len(PHASES)))
+    instances.sort(key=lambda t: (order.get(t.phase, len(PHASES)), -t.priority, t.name))
     return instances
 
 

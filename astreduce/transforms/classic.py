@@ -72,6 +72,7 @@ class IfToBody(Transform):
 
     name = "if-to-body"
     phase = "classic"
+    priority = 10
     node_kinds = frozenset({"If"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

@@ -11,7 +11,7 @@ from astreduce.transforms.expressions import EXPRESSIONS, STORE_FIELDS
 from astreduce.tree import Node, Tree
 
 #: Constants tried in place of an expression, simplest first.
-CONSTANTS = ("0", "None", "''", "()", "False")
+CONSTANTS = ("0", "None", "''", "()")
 
 
 def _literal(tree: Tree, node: Node) -> object:
@@ -22,7 +22,7 @@ def _literal(tree: Tree, node: Node) -> object:
 
 
 class ExpressionToConstant(Transform):
-    """Replace an expression with a constant: ``0``, ``None``, ``''``, ``()`` or ``False``.
+    """Replace an expression with a constant: ``0``, ``None``, ``''`` or ``()``.
 
     Applies to: every evaluated expression that is not already a constant
     (names included: that unties a use from its definition).

@@ -22,6 +22,7 @@ class Delete(Transform):
 
     name = "delete"
     phase = "delete"
+    priority = 10
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         place = tree.element_of.get(node.id)
