@@ -20,7 +20,8 @@ from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
-from astreduce.oracles import ExecOracle, Oracle, Run, Target, Verdict
+from astreduce.oracles import Oracle, Run, Target, Verdict
+from astreduce.oracles.execution import ExecOracle
 from astreduce.outcome import Outcome
 from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.strategies import STRATEGIES, Plan, run_strategy

@@ -17,11 +17,12 @@ import hashlib
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from astreduce.measure import Size, measure
-from astreduce.oracles import Verdict
+from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome
 
 
@@ -59,8 +60,11 @@ class Session:
     judge: Callable[[str], Verdict]
     on_improve: Callable[[str], None] | None = None
     on_progress: Callable[[ProgressEvent], None] | None = None
-    batch: Callable[[Iterable[str]], Iterator[Outcome]] | None = None
-    """Optional parallel evaluator: candidates in order → outcomes in order."""
+    start: Callable[[str], Pending] | None = None
+    """Starts a candidate without waiting (the oracle's ``start``): enables ``jobs`` > 1."""
+    jobs: int = 1
+    speculative: int = 0
+    """Candidates started ahead and cancelled because an earlier one decided."""
     tests: int = 0
     cache_hits: int = 0
     oracle_seconds: float = 0.0
@@ -90,11 +94,11 @@ class Session:
 
     def outcomes(self, texts: Iterable[str]) -> Iterator[Outcome]:
         """Outcomes of candidate texts, lazily, in order; cached ones cost no test."""
-        if self.batch is None:
+        if self.start is None or self.jobs <= 1:
             for text in texts:
                 yield self._one(text)
             return
-        yield from self._batched(texts)
+        yield from self._parallel(texts)
 
     @contextmanager
     def parsing_candidates_only(self) -> Iterator[None]:
@@ -138,58 +142,60 @@ class Session:
         self.oracle_seconds += time.monotonic() - started
         return self._record(key, text, verdict.outcome)
 
-    def _batched(self, texts: Iterable[str]) -> Iterator[Outcome]:
-        # the executor sees only uncached candidates; cached ones are answered here
-        assert self.batch is not None
-        pending: list[tuple[bytes, str]] = []
+    def _parallel(self, texts: Iterable[str]) -> Iterator[Outcome]:
+        """Keep up to ``jobs`` uncached candidates running ahead; yield outcomes in order.
+
+        The consumer decides on outcomes in order, so the first FAIL in the
+        search's own order wins whatever finishes first: results are the same
+        for every ``jobs``. When the consumer stops reading, running
+        candidates are cancelled at once.
+        """
+        assert self.start is not None
         source = iter(texts)
-
-        def uncached() -> Iterator[str]:
-            for text in source:
-                key = _digest(text)
-                if self._rejected(key, text):
-                    self.cache_hits -= 1  # answered by the filter, not by the cache
-                    pending.append((key, ""))
-                    continue
-                if key in self._cache:
-                    pending.append((key, ""))
-                    continue
-                pending.append((key, text))
-                yield text
-
-        results = self.batch(uncached())
+        window: deque[tuple[bytes, str, Pending | None, Outcome | None]] = deque()
+        running: dict[bytes, Pending] = {}
+        exhausted = False
         try:
             while True:
+                while not exhausted and len(running) < self.jobs:
+                    try:
+                        text = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    key = _digest(text)
+                    if self._rejected(key, text):
+                        window.append((key, text, None, Outcome.UNRESOLVED))
+                    elif key in self._cache or key in running:
+                        window.append((key, text, None, None))
+                    else:
+                        pending = self.start(text)
+                        running[key] = pending
+                        window.append((key, text, pending, None))
+                if not window:
+                    return
                 if self.stop_requested:
                     raise Interrupted
-                if not pending:
-                    started = time.monotonic()
-                    try:
-                        outcome = next(results)
-                    except StopIteration:
-                        while pending:  # trailing cached candidates
-                            yield self._hit(pending.pop(0)[0])
-                        return
-                    self.oracle_seconds += time.monotonic() - started
-                    while pending and pending[0][1] == "":
-                        yield self._hit(pending.pop(0)[0])
-                    key, text = pending.pop(0)
-                    yield self._record(key, text, outcome)
+                key, text, pending, known = window.popleft()
+                if known is not None:
+                    yield known
+                elif pending is None:
+                    if key in running:  # the same text is running earlier in the window
+                        started = time.monotonic()
+                        verdict = running.pop(key).wait()
+                        self.oracle_seconds += time.monotonic() - started
+                        self._record(key, text, verdict.outcome)
+                    yield self._hit(key)
                 else:
-                    key, text = pending[0]
-                    if text == "":
-                        pending.pop(0)
-                        yield self._hit(key)
-                        continue
                     started = time.monotonic()
-                    outcome = next(results)
+                    verdict = pending.wait()
                     self.oracle_seconds += time.monotonic() - started
-                    pending.pop(0)
-                    yield self._record(key, text, outcome)
+                    running.pop(key, None)
+                    yield self._record(key, text, verdict.outcome)
         finally:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
+            for pending in running.values():
+                pending.cancel()
+            self.speculative += len(running)
 
     def _hit(self, key: bytes) -> Outcome:
         self.cache_hits += 1

@@ -1,0 +1,377 @@
+"""Command oracles: a command (``--run``), an interestingness script (``--test``),
+two commands compared (``--differential``).
+
+Every test runs in the sandbox (:mod:`astreduce.oracles.sandbox`): a fresh
+folder holding the candidate under the original file's name, a process
+group of its own that is killed on a timeout, limits on CPU, memory, file
+size and process count. Output goes to files, never pipes, so a chatty tool
+cannot block; only the last 64 KiB of each is read.
+
+A command's run is summed up as a :class:`Signature` — the fatal signal or
+the exit status, and the last non-empty line of standard error. Without
+classification options, a candidate is FAIL when its signature equals the
+original's: the same crash, not merely some crash.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal as signals
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.oracles import Run, Verdict
+from astreduce.oracles.sandbox import Limits, ProcessGroupCap, kill_group, make_workdir, remove_workdir
+from astreduce.outcome import Outcome
+
+_TAIL = 65536
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a command ended: killed by a signal, or its exit status; and its last stderr line."""
+
+    signal: str | None
+    exit_code: int | None
+    stderr_line: str
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    timed_out: bool = False
+
+    def describe(self) -> str:
+        if self.timed_out:
+            return "timed out"
+        ending = f"killed by {self.signal}" if self.signal else f"exit status {self.exit_code}"
+        return f"{ending}, stderr: {self.stderr_line!r}" if self.stderr_line else ending
+
+    def to_run(self) -> Run:
+        if self.timed_out:
+            return Run("timeout", seconds=self.seconds, detail="timed out")
+        if self.signal:
+            return Run("crash", seconds=self.seconds, detail=self.describe(), message=self.stderr_line)
+        ending = "ok" if self.exit_code == 0 else "exception"
+        return Run(ending, exception=f"exit {self.exit_code}", message=self.stderr_line, seconds=self.seconds, detail=self.describe())
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as file:
+            file.seek(0, os.SEEK_END)
+            size = file.tell()
+            file.seek(max(0, size - _TAIL))
+            return file.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _last_line(text: str) -> str:
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class Process:
+    """One command running in its own folder, process group and cgroup."""
+
+    def __init__(self, argv: list[str], workdir: str, timeout: float, limits: Limits, stdin_path: str | None, shell: bool) -> None:
+        self.workdir = workdir
+        self.shell = shell
+        self.timeout = timeout
+        self.started = time.monotonic()
+        self.cap = ProcessGroupCap(limits.processes)
+        self.out = Path(workdir) / ".astreduce-stdout"
+        self.err = Path(workdir) / ".astreduce-stderr"
+        cap = self.cap
+
+        def prepare() -> None:  # runs in the child between fork and exec
+            cap.join()
+            limits.apply()
+
+        with open(self.out, "wb") as out, open(self.err, "wb") as err, open(stdin_path or os.devnull, "rb") as inp:
+            self.popen = subprocess.Popen(
+                argv if not shell else argv[0],
+                shell=shell,
+                cwd=workdir,
+                stdin=inp,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                preexec_fn=prepare,
+            )
+        self.result: Signature | None = None
+
+    def wait(self, timeout: float | None = None) -> Signature:
+        if self.result is not None:
+            return self.result
+        limit = self.timeout if timeout is None else timeout
+        remaining = max(0.0, self.started + limit - time.monotonic())
+        timed_out = False
+        try:
+            self.popen.wait(remaining)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        seconds = time.monotonic() - self.started
+        self._stop()
+        code = self.popen.returncode
+        if self.shell and code is not None and 128 < code < 128 + 65:
+            code = -(code - 128)  # the shell reports a child killed by signal N as 128+N
+        stderr = _tail(self.err)
+        self.result = Signature(
+            signal=_signal_name(-code) if code is not None and code < 0 and not timed_out else None,
+            exit_code=code if code is not None and code >= 0 else None,
+            stderr_line=_last_line(stderr),
+            stdout=_tail(self.out),
+            stderr=stderr,
+            seconds=seconds,
+            timed_out=timed_out,
+        )
+        remove_workdir(self.workdir)
+        return self.result
+
+    def kill(self) -> None:
+        if self.result is None:
+            self._stop()
+            self.result = Signature(None, None, "", timed_out=True)
+            remove_workdir(self.workdir)
+
+    def _stop(self) -> None:
+        kill_group(self.popen.pid)
+        self.cap.kill_all()
+        try:
+            self.popen.wait(5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
+            pass
+
+
+def script_argv(script: str) -> list[str]:
+    """How to run an interestingness script: directly when executable, else by its kind."""
+    path = os.path.abspath(script)
+    if not os.path.isfile(path):
+        raise UsageError(f"--test {script}: no such file")
+    if os.access(path, os.X_OK):
+        return [path]
+    if path.endswith(".py"):
+        return [sys.executable, path]
+    return ["/bin/sh", path]
+
+
+_SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?~\n]")
+
+
+def command_argv(template: str, **values: str) -> tuple[list[str], bool]:
+    """The argv for a ``--run`` command: run directly when it is a plain command line
+    (so a crash is seen as the tool's own signal), through ``/bin/sh`` when it uses shell syntax."""
+    if _SHELL_SYNTAX.search(template) is None:
+        try:
+            words = shlex.split(template)
+        except ValueError as error:
+            raise UsageError(f"cannot read command {template!r}: {error}") from None
+        return [_fill(word, values, template) for word in words], False
+    return [substitute(template, **values)], True
+
+
+def _fill(word: str, values: dict[str, str], template: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise UsageError(f"unknown placeholder {{{name}}} in command {template!r}")
+        return values[name]
+
+    return re.sub(r"\{(\w+)\}", replace, word)
+
+
+def substitute(template: str, **values: str) -> str:
+    """Fill ``{file}``, ``{python}``, ... in a shell command, each value shell-quoted."""
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise UsageError(f"unknown placeholder {{{name}}} in command {template!r}; known: {', '.join('{' + k + '}' for k in values)}")
+        return shlex.quote(values[name])
+
+    return re.sub(r"\{(\w+)\}", replace, template)
+
+
+@dataclass
+class Criteria:
+    """What makes a command's run interesting; all given criteria must hold."""
+
+    signal: str | None = None
+    exit_code: int | None = None
+    stderr: str | None = None
+    stdout: str | None = None
+    hang: float | None = None
+
+    @property
+    def given(self) -> bool:
+        return any(v is not None for v in (self.signal, self.exit_code, self.stderr, self.stdout, self.hang))
+
+    def holds(self, sig: Signature) -> bool:
+        if self.hang is not None:
+            return sig.timed_out
+        if sig.timed_out:
+            return False
+        if self.signal is not None:
+            wanted = self.signal.upper()
+            if sig.signal is None or (wanted != "ANY" and sig.signal not in (wanted, "SIG" + wanted)):
+                return False
+        if self.exit_code is not None and sig.exit_code != self.exit_code:
+            return False
+        if self.stderr is not None and re.search(self.stderr, sig.stderr, re.MULTILINE) is None:
+            return False
+        if self.stdout is not None and re.search(self.stdout, sig.stdout, re.MULTILINE) is None:
+            return False
+        return True
+
+
+class _CommandPending:
+    def __init__(self, oracle: CommandOracle, processes: list[Process], workdirs: list[str]) -> None:
+        self.oracle = oracle
+        self.processes = processes
+        self.started = time.monotonic()
+
+    def wait(self) -> Verdict:
+        signatures = [p.wait(self.oracle.wait_limit) for p in self.processes]
+        self.oracle.tests += 1
+        self.oracle.seconds += time.monotonic() - self.started
+        return self.oracle.classify(signatures)
+
+    def cancel(self) -> None:
+        for process in self.processes:
+            process.kill()
+
+
+@dataclass
+class CommandOracle:
+    """Runs a command on the candidate; ``--run``, ``--test`` and ``--differential`` in one.
+
+    Args:
+        commands: one command (``--run``; ``--test`` is a command too), or
+            two for ``--differential``.
+        filename: the original file's name: the candidate is written under it.
+        criteria: what makes a run interesting (``--run`` only).
+        script: the commands are interestingness scripts: exit 0 = FAIL.
+        stdin: feed the candidate on standard input instead of ``{file}``.
+        python: what ``{python}`` stands for.
+    """
+
+    commands: list[str]
+    filename: str = "candidate.py"
+    criteria: Criteria = field(default_factory=Criteria)
+    script: bool = False
+    stdin: bool = False
+    python: str = sys.executable
+    timeout: float | None = None
+    limits: Limits = field(default_factory=Limits)
+    encode: object = None
+    """Callable turning candidate text into the bytes written to disk (the input's encoding)."""
+    target: Signature | None = None
+    tests: int = 0
+    seconds: float = 0.0
+
+    @property
+    def differential(self) -> bool:
+        return len(self.commands) == 2
+
+    @property
+    def identity(self) -> str:
+        return f"command|{self.commands}|{self.criteria}|{self.script}|{self.stdin}|{self.python}|{self.target}"
+
+    @property
+    def wait_limit(self) -> float:
+        if self.criteria.hang is not None:
+            return self.criteria.hang
+        return self.timeout if self.timeout is not None else 600.0
+
+    def start(self, text: str) -> _CommandPending:
+        data = self.encode(text) if callable(self.encode) else text.encode("utf-8", errors="surrogateescape")
+        processes = []
+        for command in self.commands:
+            workdir = make_workdir()
+            path = os.path.join(workdir, os.path.basename(self.filename))
+            with open(path, "wb") as file:
+                file.write(data)
+            if self.script:
+                argv = [*script_argv(command), path]
+                shell = False
+            else:
+                argv, shell = command_argv(command, file=path, python=self.python, dir=workdir)
+            limits = self.limits.for_timeout(self.wait_limit)
+            processes.append(Process(argv, workdir, self.wait_limit, limits, path if self.stdin else None, shell))
+        return _CommandPending(self, processes, [])
+
+    def judge(self, text: str) -> Verdict:
+        return self.start(text).wait()
+
+    def classify(self, signatures: list[Signature]) -> Verdict:
+        first = signatures[0]
+        run = first.to_run()
+        if self.differential:
+            a, b = signatures
+            if a.timed_out or b.timed_out:
+                return Verdict(Outcome.UNRESOLVED, run)
+            differs = a.stdout != b.stdout or a.exit_code != b.exit_code or a.signal != b.signal
+            detail = f"{a.describe()} vs {b.describe()}" + (", stdout differs" if a.stdout != b.stdout else "")
+            return Verdict(Outcome.FAIL if differs else Outcome.PASS, Run(run.ending, detail=detail, seconds=run.seconds))
+        if self.script:
+            if first.timed_out:
+                return Verdict(Outcome.UNRESOLVED, run)
+            return Verdict(Outcome.FAIL if first.exit_code == 0 else Outcome.PASS, run)
+        if self.criteria.given:
+            if self.criteria.holds(first):
+                return Verdict(Outcome.FAIL, run)
+            return Verdict(Outcome.UNRESOLVED if first.timed_out or first.signal else Outcome.PASS, run)
+        if first.timed_out:
+            return Verdict(Outcome.UNRESOLVED, run)
+        target = self.target
+        if target is not None and (first.signal, first.exit_code, first.stderr_line) == (
+            target.signal,
+            target.exit_code,
+            target.stderr_line,
+        ):
+            return Verdict(Outcome.FAIL, run)
+        if first.signal is None and first.exit_code == 0:
+            return Verdict(Outcome.PASS, run)
+        return Verdict(Outcome.UNRESOLVED, run)
+
+    def calibrate(self, text: str, timeout: float | None = None) -> Verdict:
+        """Run the original once: record its signature and set the per-test timeout.
+
+        Raises:
+            NotReproducibleError: the original is not interesting.
+        """
+        self.timeout = timeout if timeout is not None else 600.0
+        pending = self.start(text)
+        signatures = [p.wait() for p in pending.processes]
+        first = signatures[0]
+        if timeout is None:
+            self.timeout = max(1.0, 10 * max(s.seconds for s in signatures))
+        if not (self.script or self.differential or self.criteria.given):
+            if first.timed_out:
+                raise NotReproducibleError(f"input does not reproduce: the command timed out after {first.seconds:.1f} s; use --hang to reduce a hang")
+            if first.signal is None and first.exit_code == 0:
+                raise NotReproducibleError(
+                    "input does not reproduce: the command succeeded (exit status 0); "
+                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
+                )
+            self.target = Signature(first.signal, first.exit_code, first.stderr_line)
+        verdict = self.classify(signatures)
+        if verdict.outcome is not Outcome.FAIL:
+            described = " / ".join(s.describe() for s in signatures)
+            raise NotReproducibleError(f"input does not reproduce: the oracle says {verdict.outcome} ({described})")
+        self.tests += 1
+        return verdict

@@ -1,0 +1,184 @@
+"""The exec oracle under another interpreter, through reusable worker processes.
+
+``--python 3.8`` runs candidates under that interpreter: a small worker
+(:mod:`astreduce.oracles._worker_main`) is started once per job slot and
+reused across tests; it forks a child per candidate, so a test costs a fork,
+not an interpreter start-up. A worker that dies is started again.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from astreduce.oracles import Run, Verdict
+from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.sandbox import kill_group
+
+_WORKER = Path(__file__).with_name("_worker_main.py")
+
+
+class Worker:
+    """One worker process under the chosen interpreter."""
+
+    def __init__(self, python: str) -> None:
+        self.popen = subprocess.Popen(
+            [python, "-u", str(_WORKER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.stdin: IO[bytes] = self.popen.stdin
+        self.stdout: IO[bytes] = self.popen.stdout
+        self.busy = False
+
+    @property
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def send(self, request: dict[str, object]) -> int | None:
+        """Send a request; the pid of the child running it, or None if the worker died."""
+        try:
+            self.stdin.write((json.dumps(request) + "\n").encode("utf-8", errors="surrogateescape"))
+            self.stdin.flush()
+            line = self.stdout.readline()
+            return int(json.loads(line)["pid"])
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def receive(self, deadline: float) -> dict[str, object] | None:
+        """The child's report, or None on a timeout (or a dead worker)."""
+        remaining = deadline - time.monotonic()
+        if remaining > 0:
+            ready, _, _ = select.select([self.stdout], [], [], remaining)
+            if ready:
+                line = self.stdout.readline()
+                try:
+                    report: dict[str, object] = json.loads(line)
+                    return report
+                except ValueError:
+                    return None
+        return None
+
+    def close(self) -> None:
+        kill_group(self.popen.pid)
+        try:
+            self.popen.wait(5)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            pass
+
+
+@dataclass
+class WorkerExecOracle(ExecOracle):
+    """:class:`ExecOracle` whose candidates run under ``python`` through workers."""
+
+    python: str = ""
+    workers: list[Worker] = field(default_factory=list)
+
+    @property
+    def identity(self) -> str:
+        return f"{super().identity}|{self.python}"
+
+    def _worker(self) -> Worker:
+        for worker in self.workers:
+            if not worker.busy and worker.alive:
+                return worker
+        self.workers = [w for w in self.workers if w.alive]
+        worker = Worker(self.python)
+        self.workers.append(worker)
+        return worker
+
+    def start(self, text: str) -> WorkerPending:  # type: ignore[override]  # a different pending type
+        source = text + ("\n" + self.append if self.append else "")
+        timeout = self.timeout if self.timeout is not None else 600.0
+        limits = self.limits.for_timeout(timeout)
+        worker = self._worker()
+        worker.busy = True
+        pid = worker.send(
+            {
+                "source": source,
+                "filename": self.filename,
+                "search_path": self.search_path,
+                "cpu": limits.cpu_seconds,
+                "memory": self.limits.memory_bytes,
+                "fsize": limits.file_bytes,
+                "processes": limits.processes,
+            }
+        )
+        return WorkerPending(self, worker, pid, time.monotonic() + timeout, timeout)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+        self.workers = []
+
+
+class WorkerPending:
+    def __init__(self, oracle: WorkerExecOracle, worker: Worker, pid: int | None, deadline: float, timeout: float) -> None:
+        self.oracle = oracle
+        self.worker = worker
+        self.pid = pid
+        self.deadline = deadline
+        self.timeout = timeout
+        self.started = time.monotonic()
+        self.verdict: Verdict | None = None
+
+    def wait(self) -> Verdict:
+        if self.verdict is not None:
+            return self.verdict
+        run = self._collect()
+        self.oracle.tests += 1
+        self.oracle.seconds += time.monotonic() - self.started
+        self.verdict = Verdict(self.oracle.classify(run), run)
+        return self.verdict
+
+    def _collect(self) -> Run:
+        seconds = lambda: time.monotonic() - self.started  # noqa: E731
+        if self.pid is None:
+            self._discard_worker()
+            return Run("crash", seconds=seconds(), detail="the worker died")
+        report = self.worker.receive(self.deadline)
+        if report is None:
+            timed_out = time.monotonic() >= self.deadline
+            self._kill_child()
+            return Run("timeout" if timed_out else "crash", seconds=seconds(), detail=f"ran over {self.timeout:g} s" if timed_out else "the worker died")
+        self.worker.busy = False
+        if report.get("ending") == "crash" and report.get("signal"):
+            name = signal.Signals(int(str(report["signal"]))).name
+            return Run("crash", seconds=seconds(), detail=f"killed by {name}")
+        return Run(
+            ending=str(report.get("ending", "crash")),
+            exception=str(report.get("exception", "")),
+            message=str(report.get("message", "")),
+            frame=str(report.get("frame", "")),
+            seconds=seconds(),
+        )
+
+    def _kill_child(self) -> None:
+        if self.pid is not None:
+            kill_group(self.pid)
+        # the worker now reports the killed child: read it so the next request lines up
+        if self.worker.receive(time.monotonic() + 5) is None:
+            self._discard_worker()
+        else:
+            self.worker.busy = False
+
+    def _discard_worker(self) -> None:
+        self.worker.close()
+        self.worker.busy = False
+
+    def cancel(self) -> None:
+        if self.verdict is None:
+            self._kill_child()
+            self.verdict = Verdict(self.oracle.classify(Run("crash", detail="cancelled")), Run("crash", detail="cancelled"))
+
+
+__all__ = ["WorkerExecOracle"]
