@@ -151,11 +151,11 @@ class Process:
 
     def _stop(self) -> None:
         kill_group(self.popen.pid)
-        self.cap.kill_all()
         try:
             self.popen.wait(5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
             pass
+        self.cap.kill_all()  # after the wait: an unreaped child would still count as a member
 
 
 def script_argv(script: str) -> list[str]:

@@ -84,8 +84,10 @@ class ProcessGroupCap:
     controller), :attr:`path` is ``None`` and only the process group is killed.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, enabled: bool = True) -> None:
         self.path: Path | None = None
+        if not enabled:
+            return
         candidate = _CGROUP_ROOT / f"astreduce-{os.getpid()}-{next(_counter)}"
         try:
             candidate.mkdir()
@@ -103,18 +105,19 @@ class ProcessGroupCap:
                 pass
 
     def kill_all(self) -> None:
-        """Kill every process left in the cgroup, then remove it."""
+        """Kill every live process left in the cgroup, then remove it."""
         if self.path is None:
             return
         procs = self.path / "cgroup.procs"
-        for _ in range(100):
+        for _ in range(50):
             try:
                 pids = [int(p) for p in procs.read_text().split()]
             except OSError:
                 break
-            if not pids:
+            live = [pid for pid in pids if not _is_zombie(pid)]
+            if not live:
                 break
-            for pid in pids:
+            for pid in live:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
@@ -122,8 +125,16 @@ class ProcessGroupCap:
             time.sleep(0.001)
         try:
             self.path.rmdir()
-        except OSError:
+        except OSError:  # zombies not yet reaped keep it busy: leave it, it is empty of live processes
             pass
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
 
 
 def kill_group(pid: int) -> None:
