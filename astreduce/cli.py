@@ -7,6 +7,8 @@ raises on purpose becomes one line and an exit status (see
 
 from __future__ import annotations
 
+import errno
+import filecmp
 import shutil
 import signal
 import sys
@@ -20,18 +22,64 @@ from typing import Any
 
 import click
 
+from astreduce.cli_oracle import oracle_options, options_from
 from astreduce.errors import AstReduceError, ReductionStopped, UsageError
-from astreduce.report import EXIT_INTERRUPTED, return_code, write_report
-from astreduce.reduction import Result, read_source, reduce_source, write_atomically
+from astreduce.report import EXIT_INTERRUPTED, EXIT_USAGE, return_code, write_report
+from astreduce.reduction import (
+    Result,
+    check_output_path,
+    default_output,
+    read_source,
+    reduce_source,
+    write_atomically,
+)
 from astreduce.session import ProgressEvent
 from astreduce.strategies import STRATEGIES
 from astreduce.transforms import load_transforms, registered_transforms
 
-MATCH_HELP = "How the exception must match: type, message (type and message), or regex:PATTERN on the message."
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="astreduce")
+class _Group(click.Group):
+    """A click group whose own usage errors are one line too, like astreduce's.
+
+    click prints a usage error as three lines (usage, a hint, the error) and
+    turns Ctrl-C into "Aborted!" with status 1; DESIGN.md wants one line and
+    status 2 for bad usage, 130 for an interruption.
+    """
+
+    def main(  # type: ignore[override]  # same parameters; click's overloads only narrow the return type
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Abort:  # click's form of KeyboardInterrupt, EOFError
+            _fail("interrupted", EXIT_INTERRUPTED)
+        except click.ClickException as error:
+            _fail(_one_line(error), error.exit_code)
+        except OSError as error:
+            if error.errno != errno.EPIPE:
+                raise
+            sys.exit(1)  # stdout closed early (``| head``): nothing more to say
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+def _one_line(error: click.ClickException) -> str:
+    message = " ".join(error.format_message().split())
+    context = getattr(error, "ctx", None)
+    if isinstance(error, click.UsageError) and context is not None:
+        message += f" (see '{context.command_path} --help')"
+    return message
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="astreduce", prog_name="astreduce")
 def main() -> None:
     """Shrink a Python program that shows a problem to the smallest program that still shows it."""
 
@@ -113,22 +161,13 @@ class _Progress:
             self.live.stop()
 
 
-def _default_output(path: Path) -> Path:
-    suffix = path.suffix or ".txt"
-    return path.with_name(f"{path.stem}.reduced{suffix}")
-
-
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix].")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py].")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search.")
 @click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
-@click.option("--expect", metavar="EXC[:MESSAGE]", help="The target exception; default: whatever the input raises.")
-@click.option("--match", default="message", show_default=True, help=MATCH_HELP)
-@click.option("--same-frame", is_flag=True, help="Also require the innermost frame's function name to match.")
-@click.option("--append", "append_path", type=click.Path(dir_okay=False), help="A test script appended to every candidate; only FILE is reduced.")
-@click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 1].")
+@oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
@@ -139,36 +178,42 @@ def reduce(
     in_place: bool,
     strategy: str,
     transform_names: str | None,
-    expect: str | None,
-    match: str,
-    same_frame: bool,
-    append_path: str | None,
-    timeout: float | None,
     format_result: bool,
     report_path: Path | None,
     quiet: bool,
     debug: bool,
+    jobs: int,
+    **oracle_values: Any,
 ) -> None:
-    """Reduce FILE to a smallest program that still fails the same way."""
-    from astreduce.oracles import read_append
+    """Reduce FILE to a smallest program that still fails the same way.
 
+    The oracle is the exec oracle (the candidate runs as __main__ and must
+    raise the same exception) unless --run, --test or --differential is given.
+    """
     with _errors(debug):
+        options = options_from(oracle_values)
         if in_place and output is not None:
             raise UsageError("give either --in-place or -o, not both")
-        if match not in ("type", "message") and not match.startswith("regex:"):
-            raise UsageError(f"--match must be type, message or regex:PATTERN, not {match!r}")
+        options.check()
         source = read_source(file)
-        target = file if in_place else (output or _default_output(file))
-        if not target.parent.exists():
-            raise UsageError(f"{target}: its folder {target.parent} does not exist")
-        if target.resolve() == file.resolve() and not in_place:
-            raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
+        target = file if in_place else (output or default_output(file))
+        check_output_path(target, None if in_place else file)
+        if report_path is not None:
+            check_output_path(report_path, file, what="report")
         names = [n.strip() for n in transform_names.split(",") if n.strip()] if transform_names else None
-        if in_place:
-            shutil.copy2(file, file.with_name(file.name + ".orig"))
+        backup = file.with_name(file.name + ".orig")
+        if in_place and backup.exists() and not filecmp.cmp(file, backup, shallow=False):
+            raise UsageError(
+                f"{backup} exists (a backup from an earlier --in-place run?) and differs from {file}; "
+                "move it away first, or write elsewhere with -o"
+            )
+        saved: list[str] = []
 
         def save(text: str) -> None:
+            if in_place and not saved:  # the first write replaces the input: back it up first
+                shutil.copy2(file, backup)
             write_atomically(target, source.encode(text))
+            saved.append(target.name)
 
         progress = _Progress(quiet)
         error: ReductionStopped | None = None
@@ -177,14 +222,12 @@ def reduce(
                 try:
                     result = reduce_source(
                         source.text,
-                        expect=expect,
-                        match=match,
-                        same_frame=same_frame,
+                        options=options,
+                        jobs=jobs,
+                        encode=source.encode,
                         strategy=strategy,
                         transforms=names,
-                        timeout=timeout,
                         filename=file.name,
-                        append=read_append(append_path),
                         format=format_result,
                         on_improve=save,
                         on_progress=progress,
@@ -193,6 +236,11 @@ def reduce(
                 except ReductionStopped as stopped:
                     error = stopped
                     result = stopped.result
+                except KeyboardInterrupt:
+                    # before the search began (the original's first run) or while finishing
+                    if saved:
+                        _fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
+                    _fail("interrupted before any smaller reproducing program was found; nothing written", EXIT_INTERRUPTED)
         finally:
             progress.stop()
         save(result.text)
@@ -235,14 +283,10 @@ def list_transforms() -> None:
 def run(args: list[str]) -> int:
     """Run the CLI with ``args`` and return its exit status (for tests and scripts)."""
     try:
-        main.main(args=args, prog_name="astreduce", standalone_mode=False)
+        main.main(args=args, prog_name="astreduce")
     except SystemExit as exit:
-        return int(exit.code or 0)
-    except click.ClickException as error:
-        error.show()
-        return 2
-    except click.exceptions.Abort:
-        return EXIT_INTERRUPTED
+        code = exit.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     return 0
 
 

@@ -11,6 +11,8 @@ reading and writing files in their own encoding, BOM and line endings.
 from __future__ import annotations
 
 import os
+import re
+import sys
 import tempfile
 import time
 import tokenize
@@ -21,12 +23,14 @@ from pathlib import Path
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, Verdict
+from astreduce.interpreters import resolve_python, version_of
 from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.outcome import Outcome
 from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.transforms import load_transforms
-from astreduce.tree import parse
+from astreduce.tree import ForeignParser, Tree, parse
 
 
 @dataclass
@@ -58,6 +62,20 @@ class Result:
         return ast_nodes(self.text)
 
 
+#: PEP 263's coding declaration, as the tokenizer looks for it on the first two lines.
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _cookie_line(lines: list[str]) -> str | None:
+    """The line of ``lines`` (the first two of a file) that declares its encoding, if any."""
+    for number, line in enumerate(lines[:2]):
+        if _COOKIE.match(line):
+            return line
+        if number == 0 and line.strip() and not line.lstrip().startswith("#"):
+            return None  # code on line 1: a cookie on line 2 does not count
+    return None
+
+
 @dataclass
 class Source:
     """A text file as read: the text plus what is needed to write it back the same way."""
@@ -65,10 +83,39 @@ class Source:
     text: str
     encoding: str = "utf-8"
     bom: bool = False
+    cookie: str | None = None
+    """The original's coding declaration line (with its line ending), if it had one."""
 
     def encode(self, text: str) -> bytes:
+        """``text`` in the original's encoding, BOM included.
+
+        A candidate is run as text, so a reduction may drop the coding
+        declaration (it is only a comment) while non-ASCII characters remain;
+        written in a non-UTF-8 encoding without it, the file would no longer
+        run. The original's declaration is put back in that case.
+        """
         data = text.encode(self.encoding, errors="surrogateescape")
+        if self.cookie is not None and not data.isascii() and _cookie_line(text.splitlines(keepends=True)) is None:
+            data = _with_cookie(text, self.cookie).encode(self.encoding, errors="surrogateescape")
         return (b"\xef\xbb\xbf" + data) if self.bom else data
+
+
+def _with_cookie(text: str, cookie: str) -> str:
+    """``text`` with the declaration line ``cookie`` first (after a ``#!`` line, if any)."""
+    if not cookie.endswith(("\n", "\r")):
+        cookie += _newline_of(text)
+    if text.startswith("#!"):
+        first, newline, rest = text.partition("\n")
+        if newline:
+            return first + newline + cookie + rest
+        return text + _newline_of(cookie) + cookie
+    return cookie + text
+
+
+def _newline_of(text: str, default: str = "\n") -> str:
+    """The line ending of the first line of ``text``, or ``default`` when it has none."""
+    match = re.search(r"\r\n|\n|\r", text)
+    return match.group() if match else default
 
 
 def read_source(path: str | Path) -> Source:
@@ -83,20 +130,64 @@ def read_source(path: str | Path) -> Source:
         raise UsageError(f"{path}: is a directory, not a file") from None
     except OSError as error:
         raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    encoding = "utf-8"
     try:
         encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
-    except (SyntaxError, StopIteration):
-        pass
+    except SyntaxError as error:
+        head = data[3:1024] if data.startswith(b"\xef\xbb\xbf") else data[:1024]
+        if _cookie_line(head.decode("latin-1").splitlines(keepends=True)[:2]) is not None:
+            # an unknown codec, or a declaration that contradicts the BOM
+            raise UsageError(f"{path}: bad coding declaration: {error.msg}") from None
+        encoding = "utf-8"  # the first lines are not UTF-8: the decoding below says where
     bom = encoding == "utf-8-sig"
     if bom:
         data = data[3:]
         encoding = "utf-8"
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        raise UsageError(f"{path}: not text in {encoding} (a binary file?)") from None
-    return Source(text, encoding, bom)
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise UsageError(
+            f"{path}:{line}: not {encoding} text (byte 0x{data[error.start]:02x}): "
+            "a binary file, or a missing coding declaration?"
+        ) from None
+    except LookupError:
+        raise UsageError(f"{path}: unknown encoding {encoding}") from None
+    return Source(text, encoding, bom, _cookie_line(text.splitlines(keepends=True)[:2]))
+
+
+def default_output(path: str | Path) -> Path:
+    """Where a reduction of ``path`` goes by default: ``NAME.reduced.py`` next to it."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.reduced{path.suffix or '.py'}")
+
+
+def check_output_path(target: Path, source: Path | None = None, what: str = "output") -> None:
+    """Raise UsageError, before any work is done, when ``target`` cannot be written.
+
+    Args:
+        target: the file to be written.
+        source: the input file; ``target`` must not be it.
+        what: how the error message names ``target``.
+    """
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{target}: the {what} is a directory")
+    if source is not None and target.resolve() == source.resolve():
+        raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
+
+
+def check_match(match: str) -> None:
+    """Raise UsageError unless ``match`` is ``type``, ``message`` or ``regex:PATTERN`` with a valid pattern."""
+    if match in ("type", "message"):
+        return
+    if not match.startswith("regex:"):
+        raise UsageError(f"--match must be type, message or regex:PATTERN, not {match!r}")
+    try:
+        re.compile(match[len("regex:") :])
+    except re.error as error:
+        raise UsageError(f"--match {match!r}: not a valid regular expression: {error}") from None
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:
@@ -114,10 +205,46 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         raise
 
 
-def check_parses(text: str, filename: str) -> None:
-    """Raise UsageError naming line and column when ``text`` is not a valid module."""
+def syntax_interpreter(python: str | None) -> str | None:
+    """The interpreter whose ``ast`` must parse candidates, when it is not this one.
+
+    Code for a newer Python (3.12's ``type`` statements, 3.13's syntax) does
+    not parse here; the target interpreter parses it for us. Interpreters
+    older than 3.10 lack what the tree model needs, and their syntax parses
+    here anyway.
+    """
+    if not python:
+        return None
+    path = resolve_python(python)
+    if path == sys.executable:
+        return None
+    version = version_of(path)
+    if version < (3, 10) or version == sys.version_info[:2]:
+        return None
+    return path
+
+
+def _parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
     try:
-        parse(text, filename)
+        return parser.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def check_parses(text: str, filename: str, parser: ForeignParser | None = None) -> None:
+    """Raise UsageError naming line and column when ``text`` is not a valid module."""
+    if "\0" in text:  # Python's own message has no position (3.11) or a misleading one
+        before = text[: text.index("\0")]
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise UsageError(
+            f"{filename}:{line}:{column}: contains a null byte, so it is not Python source (a binary file?); "
+            "use --strategy lines, chars or tokens for input that is not valid Python"
+        )
+    try:
+        if parser is not None:
+            parser.parse(text, filename)
+        else:
+            parse(text, filename)
     except SyntaxError as error:
         where = f"{error.lineno}:{error.offset}" if error.lineno else "?"
         raise UsageError(
@@ -148,7 +275,10 @@ def make_exec_oracle(
         NotReproducibleError: the original does not raise the expected
             exception (or, without ``expect``, any exception).
     """
-    target = Target.parse(expect, match) if expect else None
+    check_match(match)
+    if expect is not None and not expect.strip():
+        raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
+    target = Target.parse(expect, match) if expect is not None else None
     oracle = ExecOracle(target=target, filename=filename, append=append, search_path=search_path)
     run = oracle.calibrate(text, match=match, same_frame=same_frame, timeout=timeout)
     if oracle.target is None:
@@ -179,12 +309,19 @@ def reduce_source(
     on_improve: Callable[[str], None] | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
     search_path: str = "",
+    options: OracleOptions | None = None,
+    jobs: int = 1,
+    python: str | None = None,
+    encode: Callable[[str], bytes] | None = None,
 ) -> Result:
     """Reduce ``text`` to a smallest program the oracle still judges FAIL.
 
-    Without ``oracle``, an exec oracle is built: ``expect`` names the target
-    exception (``EXC`` or ``EXC:MESSAGE``), else the original's own exception
-    becomes the target.
+    Without ``oracle``, one is built from ``options`` (see
+    :class:`~astreduce.oracles.options.OracleOptions`), or else an exec
+    oracle from ``expect`` (``EXC`` or ``EXC:MESSAGE``; without it the
+    original's own exception becomes the target), ``match``, ``same_frame``,
+    ``append``, ``timeout`` and ``python``. ``jobs`` candidates run at once,
+    speculatively; the result is the same for every ``jobs``.
 
     Raises:
         UsageError: unknown strategy or transform; input that the strategy cannot parse.
@@ -194,39 +331,72 @@ def reduce_source(
     started = time.monotonic()
     if strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
-    if strategy in ("auto", "hdd", "flat"):
-        check_parses(text, filename)
-    plan = Plan(load_transforms(transforms), extras=transforms is None)
-    if oracle is None:
-        oracle, _ = make_exec_oracle(
-            text, expect=expect, match=match, same_frame=same_frame, timeout=timeout,
-            filename=filename, append=append, search_path=search_path,
+    if options is None:
+        options = OracleOptions(
+            expect=expect, match=match, same_frame=same_frame, append=append, timeout=timeout, python=python
         )
+    check_match(options.match)
+    if options.expect is not None and not options.expect.strip():
+        raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
+    if jobs < 1:
+        raise UsageError("-j must be at least 1")
+    plan = Plan(load_transforms(transforms), extras=transforms is None)
+    python_path = syntax_interpreter(options.python)
+    parser = ForeignParser(python_path) if python_path is not None else None
+    if parser is not None:
+        plan.parse = lambda candidate: _parse_foreign(parser, candidate)
+        plan.foreign_parser = True
+    if strategy in ("auto", "hdd", "flat"):
+        check_parses(text, filename, parser)
+    if oracle is None:
+        oracle = build_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
     else:
         first = oracle.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
     judge: Callable[[str], Verdict] = oracle.judge
-    session = Session(text, judge, on_improve=on_improve, on_progress=on_progress)
+    start = getattr(oracle, "start", None)
+    saved: list[str] = []
+
+    def improve(candidate: str) -> None:
+        # mid-pass the session saves shorter FAILing candidates without making them
+        # its best (that waits for the end of the pass); an interruption must keep them
+        saved[:] = [candidate]
+        if on_improve is not None:
+            on_improve(candidate)
+
+    session = Session(text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs)
     interrupted = False
     try:
-        run_strategy(strategy, session, plan)
-    except (KeyboardInterrupt, Interrupted):
-        interrupted = True
-    result = _finish(session, oracle, strategy, started, format=format and not interrupted)
+        try:
+            run_strategy(strategy, session, plan)
+        except (KeyboardInterrupt, Interrupted):
+            interrupted = True
+        latest = saved[0] if interrupted and saved else None
+        result = _finish(session, oracle, strategy, started, format=format and not interrupted, latest=latest)
+    finally:
+        for resource in (oracle, parser):
+            close = getattr(resource, "close", None)
+            if close is not None:
+                close()
     if interrupted:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
     return result
 
 
-def _finish(session: Session, oracle: Oracle, strategy: str, started: float, format: bool) -> Result:
+def _finish(
+    session: Session, oracle: Oracle, strategy: str, started: float, format: bool, latest: str | None = None
+) -> Result:
+    """Verify the best candidate (``latest``, the last one saved, when it is smaller), format it, measure it."""
     best = session.best
+    if latest is not None and latest != best and measure(latest).key < session.best_size.key:
+        best = latest
     verified = oracle.judge(best).outcome is Outcome.FAIL
     notes: list[str] = []
     formatted = False
     if format and verified:
-        pretty = format_with_black(best)
+        pretty = format_with_black(best, newline=_newline_of(session.text))
         if pretty is not None and pretty != best:
             if oracle.judge(pretty).outcome is Outcome.FAIL:
                 best, formatted = pretty, True
@@ -252,13 +422,20 @@ def _finish(session: Session, oracle: Oracle, strategy: str, started: float, for
     )
 
 
-def format_with_black(text: str) -> str | None:
-    """``text`` formatted by black, or ``None`` when black cannot format it."""
+def format_with_black(text: str, newline: str | None = None) -> str | None:
+    """``text`` formatted by black, or ``None`` when black cannot format it.
+
+    Lines end as the first line of ``text`` ends; when ``text`` has no line
+    ending at all (a reduction often drops the last one), with ``newline``
+    (pass the original's, so that a CRLF file stays CRLF).
+    """
     try:
         import black
     except ImportError:  # black is a dependency, but a stripped install may lack it
         return None
-    newline = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
+    newline = _newline_of(text, newline or "\n")
+    if newline == "\r":  # black knows \n and \r\n only
+        return None
     try:
         pretty = black.format_str(text.replace("\r\n", "\n"), mode=black.Mode())
     except Exception:  # black raises many kinds of errors on odd input; formatting is optional
@@ -279,9 +456,8 @@ def reduce_file(
     """
     source = read_source(path)
     path = Path(path)
-    target = Path(output) if output is not None else path.with_name(f"{path.stem}.reduced{path.suffix or '.py'}")
-    if target.resolve() == path.resolve():
-        raise UsageError(f"{target}: the output would overwrite the input")
+    target = Path(output) if output is not None else default_output(path)
+    check_output_path(target, path)
 
     def save(text: str) -> None:
         write_atomically(target, source.encode(text))

@@ -225,10 +225,13 @@ class Plan:
     extras: bool = True
     """Also run the passes that are not transforms: token deletion and comment stripping
     (off when the user restricts the transforms)."""
+    parse: Callable[[str], Tree | None] = parse_or_none
+    """How to parse a candidate: this interpreter's ``ast``, or another's (``--python``)."""
+    foreign_parser: bool = False
 
 
-def _current_tree(session: Session) -> Tree | None:
-    return parse_or_none(session.best)
+def _current_tree(session: Session, plan: Plan) -> Tree | None:
+    return plan.parse(session.best)
 
 
 def _first_proposals(tree: Tree, transforms: list[Transform], nodes: Sequence[int] | None = None) -> list[Opportunity]:
@@ -245,7 +248,7 @@ def _first_proposals(tree: Tree, transforms: list[Transform], nodes: Sequence[in
 
 
 def run_flat(session: Session, plan: Plan) -> None:
-    tree = _current_tree(session)
+    tree = _current_tree(session, plan)
     if tree is None:
         raise UsageError("the flat strategy needs input that parses")
     node_pass(session, "flat", tree, _first_proposals(tree, plan.transforms), apply_by_ddmin)
@@ -256,7 +259,7 @@ def run_hdd(session: Session, plan: Plan) -> None:
         before = session.best_size.key
         depth = 0
         while True:
-            tree = _current_tree(session)
+            tree = _current_tree(session, plan)
             if tree is None:
                 raise UsageError("the hdd strategy needs input that parses")
             level = [n.id for n in tree.nodes if n.depth == depth]
@@ -278,18 +281,21 @@ def run_auto(session: Session, plan: Plan) -> None:
     for _ in range(plan.rounds):
         before = session.best_size.key
         if "delete" in by_name:
-            _delete_statements(session, by_name["delete"])
+            _delete_statements(session, plan, by_name["delete"])
         for transform in structural:
-            _ranked_passes(session, transform)
+            _ranked_passes(session, plan, transform)
         if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
-            with session.parsing_candidates_only():
+            if plan.foreign_parser:  # checking each candidate would cost an interpreter start
                 unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
+            else:
+                with session.parsing_candidates_only():
+                    unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
         if session.best_size.key >= before:
             break
     # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
     for transform in plan.transforms:
         if isinstance(transform, TextTransform):
-            tree = _current_tree(session)
+            tree = _current_tree(session, plan)
             if tree is not None:
                 groups = [o.edits for o in transform.text_opportunities(tree)]
                 text_pass(session, transform.name, tree.text, groups, apply_greedily)
@@ -297,11 +303,11 @@ def run_auto(session: Session, plan: Plan) -> None:
         strip_comments(session)
 
 
-def _delete_statements(session: Session, delete: Transform) -> None:
+def _delete_statements(session: Session, plan: Plan, delete: Transform) -> None:
     """Hierarchical deletion of statements: module level first, then each nesting level."""
     level = 0
     while True:
-        tree = _current_tree(session)
+        tree = _current_tree(session, plan)
         if tree is None:
             return
         proposals = [
@@ -317,11 +323,11 @@ def _delete_statements(session: Session, delete: Transform) -> None:
         level += 1
 
 
-def _ranked_passes(session: Session, transform: Transform) -> None:
+def _ranked_passes(session: Session, plan: Plan, transform: Transform) -> None:
     """One pass per alternative rank of ``transform`` (rank 0 = its most removing proposal)."""
     rank = 0
     while True:
-        tree = _current_tree(session)
+        tree = _current_tree(session, plan)
         if tree is None:
             return
         proposals = [o for o in transform.opportunities(tree) if o.rank == rank]

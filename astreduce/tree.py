@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import json
 import keyword
+import os
 import re
+import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
@@ -635,5 +638,115 @@ def parse_or_none(text: str) -> Tree | None:
         return None
 
 
+def to_json(tree: Tree) -> str:
+    """The tree as JSON, so that another interpreter can parse for us (see :class:`ForeignParser`)."""
+    sequences: dict[int, Sequence] = {}
+    for sequence, _ in tree.element_of.values():
+        sequences[sequence.id] = sequence
+    for sequence in tree.blocks.values():
+        sequences[sequence.id] = sequence
+    return json.dumps(
+        {
+            "nodes": [[n.id, n.kind, n.parent, n.field, n.index, n.start, n.end, n.depth, n.name, n.constant] for n in tree.nodes],
+            "fields": tree.fields,
+            "sequences": [
+                [q.id, q.owner, q.kind, [[e.key, e.start, e.end, list(e.nodes)] for e in q.elements], q.empty, q.min_kept]
+                for q in sequences.values()
+            ],
+            "items": [[it if isinstance(it, int) else {"seq": it.id} for it in items] for items in tree.items],
+            "drop_spans": list(tree.drop_spans.items()),
+            "indents": list(tree.indents.items()),
+            "blocks": [[owner, name, q.id] for (owner, name), q in tree.blocks.items()],
+        }
+    )
+
+
+def from_json(text: str, data: str) -> Tree:
+    """The inverse of :func:`to_json`, given the text the tree was parsed from."""
+    raw = json.loads(data)
+    sequences = {
+        q[0]: Sequence(q[0], q[1], q[2], tuple(Element(e[0], e[1], e[2], tuple(e[3])) for e in q[3]), q[4], q[5])
+        for q in raw["sequences"]
+    }
+    tree = Tree(
+        text=text,
+        nodes=[Node(*n) for n in raw["nodes"]],
+        fields=[{k: tuple(v) for k, v in f.items()} for f in raw["fields"]],
+        items=[tuple(it if isinstance(it, int) else sequences[it["seq"]] for it in items) for items in raw["items"]],
+        element_of={},
+        drop_spans={int(k): (v[0], v[1]) for k, v in raw["drop_spans"]},
+        indents={int(k): v for k, v in raw["indents"]},
+        blocks={(owner, name): sequences[sid] for owner, name, sid in raw["blocks"]},
+    )
+    for sequence in sequences.values():
+        for position, element in enumerate(sequence.elements):
+            tree.element_of[element.key] = (sequence, position)
+    return tree
+
+
+class ForeignParser:
+    """Parses with another interpreter's ``ast`` (for syntax newer than ours).
+
+    Runs this very file as a script under ``python`` — it needs only the
+    standard library there — once, and sends it one text per request.
+    """
+
+    def __init__(self, python: str) -> None:
+        self.python = python
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def _server(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                [self.python, os.path.abspath(__file__), "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        return self._process
+
+    def parse(self, text: str, filename: str = "<input>") -> Tree:
+        """Raises SyntaxError when the text does not parse there either."""
+        server = self._server()
+        assert server.stdin is not None and server.stdout is not None
+        request = json.dumps({"text": text, "filename": filename}).encode("utf-8", errors="surrogateescape")
+        try:
+            server.stdin.write(request + b"\n")
+            server.stdin.flush()
+            answer = json.loads(server.stdout.readline())
+        except (OSError, ValueError) as error:
+            self.close()
+            raise ValueError(f"{self.python} could not parse: {error}") from None
+        if "error" in answer:
+            lineno, offset, message = answer["error"]
+            syntax_error = SyntaxError(message)
+            syntax_error.lineno, syntax_error.offset = lineno, offset
+            raise syntax_error
+        return from_json(text, answer["tree"])
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+            self._process = None
+
+
+def _serve() -> None:
+    """``python tree.py --serve``: one JSON request per line in, one JSON answer per line out."""
+    for line in sys.stdin.buffer:
+        request = json.loads(line.decode("utf-8", errors="surrogateescape"))
+        try:
+            answer = {"tree": to_json(parse(request["text"], request["filename"]))}
+        except SyntaxError as error:
+            answer = {"error": [error.lineno, error.offset, error.msg]}
+        except (ValueError, RecursionError, MemoryError) as error:
+            answer = {"error": [None, None, str(error) or type(error).__name__]}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
 if sys.version_info < (3, 10):  # pragma: no cover
     raise ImportError("astreduce's tree model needs Python 3.10 or newer")
+
+if __name__ == "__main__":
+    _serve()

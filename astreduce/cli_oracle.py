@@ -1,0 +1,66 @@
+"""The oracle options every command that runs candidates shares (reduce, compare, isolate)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from astreduce.oracles import read_append
+from astreduce.oracles.options import OracleOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+MATCH_HELP = "How the exception must match: type, message (type and message), or regex:PATTERN on the message."
+
+_OPTIONS: list[Callable[[Any], Any]] = [
+    click.option("--expect", metavar="EXC[:MESSAGE]", help="Exec oracle: the target exception; default: whatever the input raises."),
+    click.option("--match", default="message", show_default=True, help=MATCH_HELP),
+    click.option("--same-frame", is_flag=True, help="Exec oracle: also require the innermost frame's function name to match."),
+    click.option("--append", "append_path", type=click.Path(dir_okay=False), help="Exec oracle: a test script appended to every candidate; only the input is reduced."),
+    click.option("--run", "run_command", metavar="'CMD {file}'", help="Command oracle: run CMD on each candidate ({file}: its path, {python}: the --python interpreter)."),
+    click.option("--stdin", "use_stdin", is_flag=True, help="With --run: feed the candidate on standard input."),
+    click.option("--signal", "signal_name", metavar="NAME", help="With --run: interesting iff killed by this signal (SEGV, ABRT, ... or any)."),
+    click.option("--exit-code", type=int, help="With --run: interesting iff the command exits with this status."),
+    click.option("--stderr", "stderr_pattern", metavar="REGEX", help="With --run: interesting iff standard error matches REGEX."),
+    click.option("--stdout", "stdout_pattern", metavar="REGEX", help="With --run: interesting iff standard output matches REGEX."),
+    click.option("--hang", type=float, metavar="SECONDS", help="With --run: interesting iff the command runs longer than SECONDS."),
+    click.option("--test", "test_script", type=click.Path(dir_okay=False), help="Interestingness script (C-Reduce convention): exit 0 = interesting; runs in a folder holding the candidate under the input's name, which is also its first argument."),
+    click.option("--differential", nargs=2, metavar="'CMD1 {file}' 'CMD2 {file}'", help="Interesting iff the two commands differ in standard output or exit status."),
+    click.option("--python", "python", metavar="PATH|VERSION", help="Interpreter for the exec oracle and {python} (e.g. 3.12: pyenv's); its parser reads the input."),
+    click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 1]."),
+    click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky oracles)."),
+    click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Candidates tested at once; the result is the same for every value."),
+]
+
+
+def oracle_options(command: F) -> F:
+    """Add the oracle options to a click command."""
+    for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
+
+
+def options_from(values: dict[str, Any]) -> OracleOptions:
+    """Take the oracle options out of a command's keyword arguments (they are removed)."""
+    differential = values.pop("differential") or None
+    return OracleOptions(
+        expect=values.pop("expect"),
+        match=values.pop("match"),
+        same_frame=values.pop("same_frame"),
+        append=read_append(values.pop("append_path")),
+        timeout=values.pop("timeout"),
+        python=values.pop("python"),
+        run=values.pop("run_command"),
+        stdin=values.pop("use_stdin"),
+        signal=values.pop("signal_name"),
+        exit_code=values.pop("exit_code"),
+        stderr=values.pop("stderr_pattern"),
+        stdout=values.pop("stdout_pattern"),
+        hang=values.pop("hang"),
+        test=values.pop("test_script"),
+        differential=tuple(differential) if differential else None,
+        retries=values.pop("retries"),
+    )

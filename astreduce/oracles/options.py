@@ -1,0 +1,179 @@
+"""From the user's oracle options to a calibrated oracle.
+
+One place decides which oracle the options describe (exec, command,
+interestingness script, differential), checks that the combination makes
+sense, runs the original to calibrate it, and checks that the original
+reproduces the same way three times (a flaky oracle would make the search
+chase noise). ``--retries N`` accepts a candidate only after N FAILs in a row.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.interpreters import resolve_python
+from astreduce.oracles import Oracle, Pending, Target, Verdict
+from astreduce.oracles.command import CommandOracle, Criteria
+from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.worker import WorkerExecOracle
+from astreduce.outcome import Outcome
+
+#: Runs of the original at the start; differing outcomes mean a flaky oracle.
+FLAKINESS_RUNS = 3
+
+
+@dataclass
+class OracleOptions:
+    """Every option that shapes the oracle, as the CLI and the API take them."""
+
+    expect: str | None = None
+    match: str = "message"
+    same_frame: bool = False
+    append: str = ""
+    timeout: float | None = None
+    python: str | None = None
+    run: str | None = None
+    stdin: bool = False
+    signal: str | None = None
+    exit_code: int | None = None
+    stderr: str | None = None
+    stdout: str | None = None
+    hang: float | None = None
+    test: str | None = None
+    differential: tuple[str, str] | None = None
+    retries: int = 1
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        chosen = [k for k, v in (("run", self.run), ("test", self.test), ("differential", self.differential)) if v]
+        if len(chosen) > 1:
+            raise UsageError(f"choose one oracle: --{chosen[0]} and --{chosen[1]} cannot be combined")
+        return chosen[0] if chosen else "exec"
+
+    def check(self) -> None:
+        kind = self.kind
+        command_only = {
+            "--stdin": self.stdin, "--signal": self.signal, "--exit-code": self.exit_code is not None,
+            "--stderr": self.stderr, "--stdout": self.stdout, "--hang": self.hang is not None,
+        }
+        if kind != "run":
+            given = [name for name, value in command_only.items() if value]
+            if given:
+                raise UsageError(f"{', '.join(given)} only go with --run")
+        if kind != "exec" and (self.expect or self.same_frame or self.append or self.match != "message"):
+            raise UsageError("--expect, --match, --same-frame and --append go with the exec oracle, not with --run, --test or --differential")
+        if self.match not in ("type", "message") and not self.match.startswith("regex:"):
+            raise UsageError(f"--match must be type, message or regex:PATTERN, not {self.match!r}")
+        if self.retries < 1:
+            raise UsageError("--retries must be at least 1")
+
+
+class RetryingOracle:
+    """FAIL only when the inner oracle says FAIL ``retries`` times in a row."""
+
+    def __init__(self, inner: Oracle, retries: int) -> None:
+        self.inner = inner
+        self.retries = retries
+
+    @property
+    def identity(self) -> str:
+        return f"{self.inner.identity}|retries={self.retries}"
+
+    def judge(self, text: str) -> Verdict:
+        return self.start(text).wait()
+
+    def start(self, text: str) -> Pending:
+        return _RetryPending(self, text, self.inner.start(text))
+
+
+class _RetryPending:
+    def __init__(self, oracle: RetryingOracle, text: str, first: Pending) -> None:
+        self.oracle = oracle
+        self.text = text
+        self.first = first
+
+    def wait(self) -> Verdict:
+        verdict = self.first.wait()
+        for _ in range(self.oracle.retries - 1):
+            if verdict.outcome is not Outcome.FAIL:
+                break
+            verdict = self.oracle.inner.judge(self.text)
+        return verdict
+
+    def cancel(self) -> None:
+        self.first.cancel()
+
+
+def build_oracle(
+    options: OracleOptions,
+    text: str,
+    *,
+    filename: str,
+    search_path: str = "",
+    encode: Callable[[str], bytes] | None = None,
+) -> Oracle:
+    """The oracle ``options`` describe, calibrated on the original ``text``.
+
+    Raises:
+        UsageError: options that do not go together, an unknown interpreter.
+        NotReproducibleError: the original does not reproduce, or not reliably.
+    """
+    options.check()
+    python = resolve_python(options.python)
+    oracle: Oracle
+    first: Verdict
+    if options.kind == "exec":
+        target = Target.parse(options.expect, options.match) if options.expect else None
+        exec_oracle: ExecOracle
+        if python == sys.executable:
+            exec_oracle = ExecOracle(target=target, filename=filename, append=options.append, search_path=search_path)
+        else:
+            exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
+        run = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+        if exec_oracle.target is None:
+            raise NotReproducibleError(
+                f"input does not reproduce: it raises no exception to reduce for ({run.describe()}); "
+                "name the target with --expect or use a command oracle (--run, --test)"
+            )
+        if exec_oracle.classify(run) is not Outcome.FAIL:
+            raise NotReproducibleError(
+                f"input does not reproduce: expected {exec_oracle.target.describe()}, got {run.describe()}"
+            )
+        oracle, first = exec_oracle, Verdict(Outcome.FAIL, run)
+    else:
+        if options.kind == "differential":
+            assert options.differential is not None
+            commands = list(options.differential)
+        else:
+            commands = [options.test or options.run or ""]
+        command_oracle = CommandOracle(
+            commands=commands,
+            filename=filename,
+            criteria=Criteria(options.signal, options.exit_code, options.stderr, options.stdout, options.hang),
+            script=options.kind == "test",
+            stdin=options.stdin,
+            python=python,
+            encode=encode,
+        )
+        first = command_oracle.calibrate(text, timeout=options.timeout)
+        oracle = command_oracle
+    _check_flakiness(oracle, text, first, options.retries)
+    if options.retries > 1:
+        return RetryingOracle(oracle, options.retries)
+    return oracle
+
+
+def _check_flakiness(oracle: Oracle, text: str, first: Verdict, retries: int) -> None:
+    verdicts = [first] + [oracle.judge(text) for _ in range(FLAKINESS_RUNS - 1)]
+    outcomes = [v.outcome for v in verdicts]
+    if all(o is Outcome.FAIL for o in outcomes) or retries > 1:
+        return
+    seen = "; ".join(f"{v.outcome} ({v.run.describe()})" for v in verdicts)
+    raise NotReproducibleError(
+        f"input does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}; "
+        "use --retries N to accept a candidate only after N reproductions"
+    )
