@@ -170,6 +170,8 @@ class _Progress:
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
+@click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def reduce(
@@ -182,6 +184,8 @@ def reduce(
     report_path: Path | None,
     quiet: bool,
     debug: bool,
+    resume: bool,
+    cache_dir: Path | None,
     jobs: int,
     **oracle_values: Any,
 ) -> None:
@@ -224,6 +228,8 @@ def reduce(
                         source.text,
                         options=options,
                         jobs=jobs,
+                        resume=resume,
+                        cache_dir=cache_dir,
                         encode=source.encode,
                         strategy=strategy,
                         transforms=names,

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from astreduce.cache import OutcomeStore, default_cache_dir
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, Verdict
@@ -313,6 +314,8 @@ def reduce_source(
     jobs: int = 1,
     python: str | None = None,
     encode: Callable[[str], bytes] | None = None,
+    resume: bool = False,
+    cache_dir: str | Path | None = None,
 ) -> Result:
     """Reduce ``text`` to a smallest program the oracle still judges FAIL.
 
@@ -321,7 +324,9 @@ def reduce_source(
     oracle from ``expect`` (``EXC`` or ``EXC:MESSAGE``; without it the
     original's own exception becomes the target), ``match``, ``same_frame``,
     ``append``, ``timeout`` and ``python``. ``jobs`` candidates run at once,
-    speculatively; the result is the same for every ``jobs``.
+    speculatively; the result is the same for every ``jobs``. With
+    ``resume``, outcomes persist in ``cache_dir`` (default
+    ``~/.cache/astreduce``), so a rerun continues where an interrupted one stopped.
 
     Raises:
         UsageError: unknown strategy or transform; input that the strategy cannot parse.
@@ -365,7 +370,14 @@ def reduce_source(
         if on_improve is not None:
             on_improve(candidate)
 
-    session = Session(text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs)
+    store = None
+    if resume:
+        store = OutcomeStore(cache_dir or default_cache_dir(), f"{oracle.identity}|{filename}|{search_path}")
+    session = Session(text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs, store=store)
+    if on_improve is not None:
+        on_improve(text)  # from now on the output exists and reproduces, whatever happens
+    # rendering recurses along the tree: deep expressions need more than the default limit
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     interrupted = False
     try:
         try:
@@ -375,7 +387,7 @@ def reduce_source(
         latest = saved[0] if interrupted and saved else None
         result = _finish(session, oracle, strategy, started, format=format and not interrupted, latest=latest)
     finally:
-        for resource in (oracle, parser):
+        for resource in (oracle, parser, store):
             close = getattr(resource, "close", None)
             if close is not None:
                 close()

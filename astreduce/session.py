@@ -21,6 +21,7 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from astreduce.cache import OutcomeStore
 from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome
@@ -72,6 +73,8 @@ class Session:
     history: list[tuple[int, int]] = field(default_factory=list)
     """(tests so far, tokens of the best) after each improvement: the size-over-tests curve."""
     stop_requested: bool = False
+    store: OutcomeStore | None = None
+    """The persistent cache (``--resume``): consulted on a miss, fed with every test."""
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
     require_parse: bool = False
@@ -133,7 +136,7 @@ class Session:
         key = _digest(text)
         if self._rejected(key, text):
             return Outcome.UNRESOLVED
-        cached = self._cache.get(key)
+        cached = self._lookup(key)
         if cached is not None:
             self.cache_hits += 1
             return cached
@@ -166,7 +169,7 @@ class Session:
                     key = _digest(text)
                     if self._rejected(key, text):
                         window.append((key, text, None, Outcome.UNRESOLVED))
-                    elif key in self._cache or key in running:
+                    elif self._lookup(key) is not None or key in running:
                         window.append((key, text, None, None))
                     else:
                         pending = self.start(text)
@@ -197,6 +200,14 @@ class Session:
                 pending.cancel()
             self.speculative += len(running)
 
+    def _lookup(self, key: bytes) -> Outcome | None:
+        cached = self._cache.get(key)
+        if cached is None and self.store is not None:
+            cached = self.store.get(key)
+            if cached is not None:
+                self._cache[key] = cached
+        return cached
+
     def _hit(self, key: bytes) -> Outcome:
         self.cache_hits += 1
         return self._cache[key]
@@ -204,6 +215,8 @@ class Session:
     def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
         self.tests += 1
         self._cache[key] = outcome
+        if self.store is not None:
+            self.store.put(key, outcome)
         if outcome is Outcome.FAIL and len(text) < len(self._saved):
             # measuring tokens costs more than a test on large inputs, so mid-pass
             # the shorter text is saved for safety; accept() decides what is best
