@@ -27,6 +27,7 @@ from astreduce.errors import AstReduceError, ReductionStopped, UsageError
 from astreduce.report import EXIT_INTERRUPTED, EXIT_USAGE, return_code, write_report
 from astreduce.reduction import (
     Result,
+    StopRequest,
     check_output_path,
     default_output,
     read_source,
@@ -101,15 +102,20 @@ def _errors(debug: bool) -> Iterator[None]:
 
 
 @contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+def _stop_on_signals(stop: StopRequest) -> Iterator[None]:
+    """SIGINT and SIGTERM stop the search after the current test; a second one, or one
+    outside the search, interrupts at once (``KeyboardInterrupt``)."""
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if not stop.request():
+            raise KeyboardInterrupt
+
+    previous = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 class _Progress:
@@ -222,7 +228,8 @@ def reduce(
         progress = _Progress(quiet)
         error: ReductionStopped | None = None
         try:
-            with _sigterm_as_interrupt():
+            stop = StopRequest()
+            with _stop_on_signals(stop):
                 try:
                     result = reduce_source(
                         source.text,
@@ -233,6 +240,7 @@ def reduce(
                         encode=source.encode,
                         strategy=strategy,
                         transforms=names,
+                        stop=stop,
                         filename=file.name,
                         format=format_result,
                         on_improve=save,

@@ -77,6 +77,35 @@ def _cookie_line(lines: list[str]) -> str | None:
     return None
 
 
+class StopRequest:
+    """Stops a running reduction at its next safe point: between two tests.
+
+    A signal handler that raises ``KeyboardInterrupt`` stops the reducer
+    wherever it happens to be — in the middle of an oracle's bookkeeping
+    (reaping a child, removing its folder), which then fails on the way out.
+    Handing the request to the session instead lets the current test end;
+    the session raises ``Interrupted`` before the next one, and the result so
+    far is verified and returned as usual (``ReductionStopped``).
+    """
+
+    def __init__(self) -> None:
+        self._session: Session | None = None
+        self.requested = False
+
+    def request(self) -> bool:
+        """Ask the running search to stop.
+
+        Returns:
+            False when no search is running, or a stop was already asked for:
+            then the caller should interrupt at once (``KeyboardInterrupt``).
+        """
+        if self._session is None or self.requested:
+            return False
+        self.requested = True
+        self._session.stop_requested = True
+        return True
+
+
 @dataclass
 class Source:
     """A text file as read: the text plus what is needed to write it back the same way."""
@@ -316,6 +345,7 @@ def reduce_source(
     encode: Callable[[str], bytes] | None = None,
     resume: bool = False,
     cache_dir: str | Path | None = None,
+    stop: StopRequest | None = None,
 ) -> Result:
     """Reduce ``text`` to a smallest program the oracle still judges FAIL.
 
@@ -328,10 +358,13 @@ def reduce_source(
     ``resume``, outcomes persist in ``cache_dir`` (default
     ``~/.cache/astreduce``), so a rerun continues where an interrupted one stopped.
 
+    ``stop`` (a :class:`StopRequest`) lets a signal handler stop the search
+    between two tests.
+
     Raises:
         UsageError: unknown strategy or transform; input that the strategy cannot parse.
         NotReproducibleError: the original does not FAIL.
-        ReductionStopped: interrupted (Ctrl-C); ``.result`` holds the best so far, verified.
+        ReductionStopped: interrupted (Ctrl-C, ``stop``); ``.result`` holds the best so far, verified.
     """
     started = time.monotonic()
     if strategy not in STRATEGIES:
@@ -379,11 +412,17 @@ def reduce_source(
     # rendering recurses along the tree: deep expressions need more than the default limit
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     interrupted = False
+    if stop is not None:
+        stop._session = session
     try:
         try:
             run_strategy(strategy, session, plan)
         except (KeyboardInterrupt, Interrupted):
             interrupted = True
+        finally:
+            if stop is not None:
+                stop._session = None
+                interrupted = interrupted or stop.requested
         latest = saved[0] if interrupted and saved else None
         result = _finish(session, oracle, strategy, started, format=format and not interrupted, latest=latest)
     finally:
