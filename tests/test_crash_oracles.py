@@ -1,0 +1,132 @@
+"""Crash repros through command oracles, on the real interpreters pyenv holds here.
+
+A segfault, a hang, a ``SystemError``, a differential between two Python
+versions, and 3.12-only syntax reduced while astreduce runs on an older
+Python: each reduced through the command line, the result checked by running
+it again the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from astreduce.interpreters import resolve_python
+from astreduce.errors import UsageError
+
+FILLER = "".join(f"def helper_{i}(x):\n    total = x\n    for k in range({i}):\n        total += k\n    return total\n\n" for i in range(40))
+#: Fewer helpers for oracles whose every interesting run is slow (hangs) or repeated (-j).
+SMALL_FILLER = FILLER[: FILLER.index("def helper_8(")]
+
+
+def _python(version: str) -> str:
+    try:
+        return resolve_python(version)
+    except UsageError:
+        pytest.skip(f"Python {version} is not installed here")
+
+
+def _reduce(tmp_path: Path, source: str, *options: str, name: str = "crash.py") -> tuple[subprocess.CompletedProcess[str], str]:
+    program = tmp_path / name
+    program.write_text(source)
+    output = tmp_path / "out.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "astreduce", "reduce", str(program), *options, "-o", str(output), "-q", "--no-format"],
+        capture_output=True, text=True, timeout=600,
+    )
+    return done, output.read_text() if output.exists() else ""
+
+
+def test_segfault_is_reduced_and_still_segfaults(tmp_path: Path) -> None:
+    source = FILLER + "import ctypes\nprint(helper_3(2))\nctypes.string_at(0)\nprint('unreached')\n"
+    done, reduced = _reduce(tmp_path, source, "--run", "{python} {file}", "--signal", "SEGV")
+    assert done.returncode == 0, done.stderr
+    assert "helper_" not in reduced and "string_at" in reduced
+    rerun = subprocess.run([sys.executable, "-c", reduced], capture_output=True, timeout=60)
+    assert rerun.returncode == -signal.SIGSEGV
+
+
+def test_hang_is_reduced_with_hang_option(tmp_path: Path) -> None:
+    source = SMALL_FILLER + "import time\nprint(helper_2(1))\nwhile True:\n    pass\n"
+    done, reduced = _reduce(tmp_path, source, "--run", "{python} {file}", "--hang", "0.5")
+    assert done.returncode == 0, done.stderr
+    assert "helper_" not in reduced and "while" in reduced
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", reduced], timeout=2)
+
+
+def test_system_error_signature_without_options(tmp_path: Path) -> None:
+    # A real SystemError, from the C API's own argument checks: the
+    # signature (exit status and last stderr line) must be reproduced exactly.
+    source = FILLER + "import _testcapi\nprint(helper_1(0))\n_testcapi.raise_exception(SystemError, 1)\n"
+    check = subprocess.run([sys.executable, "-c", "import _testcapi"], capture_output=True)
+    if check.returncode != 0:
+        pytest.skip("_testcapi is not available in this build")
+    done, reduced = _reduce(tmp_path, source, "--run", "{python} {file}")
+    assert done.returncode == 0, done.stderr
+    assert "helper_" not in reduced
+    rerun = subprocess.run([sys.executable, "-c", reduced], capture_output=True, text=True, timeout=60)
+    assert rerun.returncode == 1 and rerun.stderr.strip().splitlines()[-1].startswith("SystemError")
+
+
+def test_fatal_python_error_via_stderr_pattern(tmp_path: Path) -> None:
+    source = FILLER + "import faulthandler\nprint(helper_4(3))\nfaulthandler._sigabrt()\n"
+    done, reduced = _reduce(tmp_path, source, "--run", "{python} -X faulthandler {file}", "--signal", "ABRT", "--stderr", "Fatal Python error")
+    assert done.returncode == 0, done.stderr
+    assert "helper_" not in reduced and "_sigabrt" in reduced
+
+
+def test_differential_between_two_python_versions(tmp_path: Path) -> None:
+    old, new = _python("3.8"), _python("3.12")
+    # str.removeprefix exists from 3.9: the two interpreters differ only there
+    source = FILLER + "print(helper_5(2))\nprint(hasattr(str, 'removeprefix'))\nprint(helper_6(1))\n"
+    done, reduced = _reduce(tmp_path, source, "--differential", f"{old} {{file}}", f"{new} {{file}}")
+    assert done.returncode == 0, done.stderr
+    assert "removeprefix" in reduced and "helper_" not in reduced
+    outputs = {subprocess.run([p, "-c", reduced], capture_output=True, text=True).stdout for p in (old, new)}
+    assert len(outputs) == 2
+
+
+def test_python312_syntax_reduced_while_running_on_older_python(tmp_path: Path) -> None:
+    newer = _python("3.12")
+    source = (
+        "type Pair[T] = tuple[T, T]\n\n"
+        "class Box[T]:\n    def __init__(self, item: T) -> None:\n        self.item = item\n\n"
+        "def first[T](items: list[T]) -> T:\n    return items[0]\n\n"
+        + FILLER
+        + "print(f\"{'nested' + f'{first([1, 2])}'}\")\nraise ValueError(f\"{Box(3).item!r:>{4}}\")\n"
+    )
+    if sys.version_info < (3, 12):
+        with pytest.raises(SyntaxError):
+            compile(source, "x", "exec")
+    done, reduced = _reduce(tmp_path, source, "--python", newer, "--expect", "ValueError:   3")
+    assert done.returncode == 0, done.stderr
+    assert "helper_" not in reduced and "type Pair" not in reduced
+    rerun = subprocess.run([newer, "-c", reduced], capture_output=True, text=True)
+    assert rerun.stderr.strip().splitlines()[-1] == "ValueError:    3"
+
+
+def test_interestingness_script_in_creduce_convention(tmp_path: Path) -> None:
+    script = tmp_path / "interesting.sh"
+    # C-Reduce style: runs in a folder holding the candidate under its own name
+    script.write_text(f"#!/bin/sh\n{sys.executable} crash.py 2>&1 | grep -q 'ZeroDivisionError'\n")
+    script.chmod(0o755)
+    source = FILLER + "print(helper_7(1))\nx = helper_0(0)\nprint(1 / x)\n"
+    done, reduced = _reduce(tmp_path, source, "--test", str(script))
+    assert done.returncode == 0, done.stderr
+    assert "helper_7" not in reduced and "/" in reduced
+
+
+def test_parallel_and_sequential_give_the_same_output(tmp_path: Path) -> None:
+    source = SMALL_FILLER[: SMALL_FILLER.index("def helper_4(")] + "import os, signal\nv = helper_3(3)\nif v > 5:\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
+    outputs = []
+    for jobs in ("1", "3"):
+        done, reduced = _reduce(tmp_path, source, "--run", "{python} {file}", "--signal", "SEGV", "-j", jobs)
+        assert done.returncode == 0, done.stderr
+        outputs.append(reduced)
+    assert outputs[0] == outputs[1]

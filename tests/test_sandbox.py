@@ -1,0 +1,94 @@
+"""Hostile candidates: whatever a candidate does, astreduce and the machine stay fine.
+
+Each snippet is judged by the real oracles (a forked child for the exec
+oracle, a subprocess for the command oracle) and must come out UNRESOLVED,
+within its timeout, leaving no process behind; a reduction whose candidates
+turn hostile leaves the input and the output intact.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from astreduce.oracles import Target
+from astreduce.oracles.command import CommandOracle, Criteria
+from astreduce.oracles.execution import ExecOracle
+from astreduce.outcome import Outcome
+
+HOSTILE = {
+    "deletes_its_folder": "import os\nfor name in os.listdir('.'):\n    os.remove(name)\nos.rmdir(os.getcwd())\nraise OSError('gone')\n",
+    "writes_a_huge_file": "with open('huge', 'wb') as f:\n    while True:\n        f.write(b'x' * (1 << 20))\n",
+    "forks_without_end": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+    "allocates_without_end": "chunks = []\nwhile True:\n    chunks.append(bytearray(1 << 26))\n",
+    "sleeps_forever": "import time\ntime.sleep(10_000)\n",
+    "kills_its_group": "import os, signal\nos.killpg(0, signal.SIGKILL)\n",
+    "closes_its_output": "import os\nos.close(1)\nos.close(2)\nraise ValueError('quiet')\n",
+}
+
+
+def _descendants() -> int:
+    """Processes whose parent is this test process (its children)."""
+    me = str(os.getpid())
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me and fields[0] != "Z":
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_exec_oracle_survives_hostile_candidate(name: str, tmp_path: Path) -> None:
+    oracle = ExecOracle(Target.parse("AssertionError:My Test"), timeout=2.0)
+    started = time.monotonic()
+    verdict = oracle.judge(HOSTILE[name])
+    assert verdict.outcome is Outcome.UNRESOLVED, verdict
+    assert time.monotonic() - started < 15
+    assert _descendants() == 0
+    # the oracle still works afterwards
+    assert oracle.judge("assert False, 'My Test'").outcome is Outcome.FAIL
+
+
+@pytest.mark.parametrize("name", ["deletes_its_folder", "forks_without_end", "sleeps_forever", "writes_a_huge_file"])
+def test_command_oracle_survives_hostile_candidate(name: str) -> None:
+    oracle = CommandOracle([f"{sys.executable} {{file}}"], "candidate.py", criteria=Criteria(signal="SEGV"), timeout=2.0)
+    verdict = oracle.judge(HOSTILE[name])
+    assert verdict.outcome is not Outcome.FAIL
+    assert _descendants() == 0
+
+
+def test_reduction_with_hostile_candidates_keeps_files_intact(tmp_path: Path) -> None:
+    # Each hostile block sits behind `if False:`; if-to-body and hoisting make
+    # candidates that run it. They must all be UNRESOLVED and harm nothing.
+    blocks = "".join(
+        f"if False:\n" + "".join(f"    {line}\n" for line in HOSTILE[name].splitlines())
+        for name in ("deletes_its_folder", "forks_without_end", "writes_a_huge_file", "sleeps_forever")
+    )
+    source = f"import os\nvalue = 3\n{blocks}assert value == 4, 'My Test'\n"
+    program = tmp_path / "hostile.py"
+    program.write_text(source)
+    sentinel = tmp_path / "sentinel.txt"
+    sentinel.write_text("keep me")
+    output = tmp_path / "out.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "astreduce", "reduce", str(program), "--expect", "AssertionError:My Test",
+         "--timeout", "2", "-o", str(output), "-q", "--no-format", "-j", "2"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert program.read_text() == source
+    assert sentinel.read_text() == "keep me"
+    reduced = output.read_text()
+    assert "assert" in reduced and "fork" not in reduced and "sleep" not in reduced
+    assert _descendants() == 0
