@@ -53,6 +53,12 @@ class Result:
     formatted: bool = False
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
+    resumed: int = 0
+    """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
+    speculative: int = 0
+    """Candidates started ahead (``-j``) and cancelled because an earlier one decided."""
+    syntax_rejections: int = 0
+    """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
 
     @property
     def input_ast_nodes(self) -> int | None:
@@ -470,6 +476,9 @@ def _finish(
         output_size=measure(best),
         formatted=formatted,
         notes=notes,
+        resumed=session.store.hits if session.store is not None else 0,
+        speculative=session.speculative,
+        syntax_rejections=session.syntax_rejections,
     )
 
 

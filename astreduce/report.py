@@ -58,6 +58,9 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "interrupted": result.interrupted,
         "history": [list(point) for point in result.history],
         "notes": result.notes,
+        "resumed": result.resumed,
+        "speculative": result.speculative,
+        "syntax_rejections": result.syntax_rejections,
     }
 
 

@@ -20,6 +20,15 @@ import types
 import warnings
 
 
+def _die_with_parent():
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _limit(which, value):
     try:
         hard = resource.getrlimit(which)[1]
@@ -44,6 +53,7 @@ def _qualified(cls):
 def _child(request, workdir, report_fd):
     report = {"ending": "crash"}
     try:
+        _die_with_parent()
         os.setpgid(0, 0)
         os.chdir(workdir)
         path = os.path.join(workdir, os.path.basename(request["filename"]))
@@ -92,6 +102,7 @@ def _child(request, workdir, report_fd):
 
 
 def main():
+    _die_with_parent()
     out = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)

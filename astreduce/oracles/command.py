@@ -27,7 +27,7 @@ from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.oracles import Run, Verdict
-from astreduce.oracles.sandbox import Limits, ProcessGroupCap, kill_group, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 _TAIL = 65536
@@ -99,6 +99,7 @@ class Process:
         cap = self.cap
 
         def prepare() -> None:  # runs in the child between fork and exec
+            die_with_parent()
             cap.join()
             limits.apply()
 

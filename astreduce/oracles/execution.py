@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from astreduce.oracles import Run, Target, Verdict
-from astreduce.oracles.sandbox import Limits, ProcessGroupCap, kill_group, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -195,6 +195,7 @@ class ExecOracle:
         pid = os.fork()
         if pid == 0:  # the child: never returns
             os.close(read_fd)
+            die_with_parent()
             cap.join()
             _child(source, self.filename, workdir, self.search_path, write_fd, limits)
         os.close(write_fd)

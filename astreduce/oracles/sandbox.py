@@ -19,6 +19,7 @@ use the network. Reduce untrusted input in a container or virtual machine.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import resource
@@ -66,6 +67,18 @@ class Limits:
             file_bytes=self.file_bytes,
             processes=self.processes,
         )
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL the calling process when its parent dies (``kill -9 astreduce``).
+
+    Without it a candidate that sleeps would outlive a killed reducer.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the process group kill on timeout remains
+        pass
 
 
 def virtual_memory() -> int:
