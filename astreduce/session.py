@@ -156,6 +156,7 @@ class Session:
         assert self.start is not None
         source = iter(texts)
         window: deque[tuple[bytes, str, Pending | None, Outcome | None]] = deque()
+        pending: Pending | None
         running: dict[bytes, Pending] = {}
         exhausted = False
         try:

@@ -35,7 +35,7 @@ import re
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 #: ``ast`` classes that are not nodes of the model: they carry no position.
@@ -344,7 +344,7 @@ def _name_of(node: ast.AST) -> str | None:
     return None
 
 
-def _extent(builder: _Builder, nodes: list[ast.AST]) -> tuple[int, int]:
+def _extent(builder: _Builder, nodes: Iterable[ast.AST | None]) -> tuple[int, int]:
     spans = [builder._span(n, -1) for n in nodes if n is not None]
     return min(s for s, _ in spans), max(e for _, e in spans)
 
@@ -517,7 +517,7 @@ class _Structure:
         defaults = f.get("defaults", ())
         first_default = len(positional) - len(defaults)
         for i, arg in enumerate(positional):
-            members = (arg,) if i < first_default else (arg, defaults[i - first_default])
+            members: tuple[int, ...] = (arg,) if i < first_default else (arg, defaults[i - first_default])
             if len(members) == 2:
                 self.tree.drop_spans[members[1]] = (nodes[arg].end, nodes[members[1]].end)
             end = nodes[members[-1]].end
@@ -532,9 +532,11 @@ class _Structure:
             elements.append(Element(vararg[0], start, nodes[vararg[0]].end, vararg))
         for i, arg in enumerate(kwonly):
             has_default = args_ast.kw_defaults[i] is not None
-            members = (arg, next(kw_defaults)) if has_default else (arg,)
+            members = (arg,)
             if has_default:
-                self.tree.drop_spans[members[1]] = (nodes[arg].end, nodes[members[1]].end)
+                default = next(kw_defaults)
+                members = (arg, default)
+                self.tree.drop_spans[default] = (nodes[arg].end, nodes[default].end)
             start = nodes[arg].start
             if i == 0 and not vararg:
                 start = _star_before(text, start)  # a bare * goes with the first keyword-only one
@@ -735,6 +737,7 @@ def _serve() -> None:
     """``python tree.py --serve``: one JSON request per line in, one JSON answer per line out."""
     for line in sys.stdin.buffer:
         request = json.loads(line.decode("utf-8", errors="surrogateescape"))
+        answer: dict[str, object]
         try:
             answer = {"tree": to_json(parse(request["text"], request["filename"]))}
         except SyntaxError as error:

@@ -76,6 +76,7 @@ class Job:
             readable, _, _ = select.select([self.fd], [], [], remaining)
             if readable:
                 self._read()
+        assert self._run is not None
         return self._run
 
     def kill(self) -> None:

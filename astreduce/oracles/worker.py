@@ -141,7 +141,9 @@ class WorkerPending:
         return self.verdict
 
     def _collect(self) -> Run:
-        seconds = lambda: time.monotonic() - self.started  # noqa: E731
+        def seconds() -> float:
+            return time.monotonic() - self.started
+
         if self.pid is None:
             self._discard_worker()
             return Run("crash", seconds=seconds(), detail="the worker died")
