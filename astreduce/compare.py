@@ -1,0 +1,785 @@
+"""Comparison experiments: one input, one oracle, every strategy, side by side.
+
+The third use of astreduce (SPEC.md): reduce the same input with the same
+oracle by lines, by characters, by tokens and by syntax tree, and set the
+number of tests, the time and the final size beside each other — as a table
+and as a plot of size over tests, the way the delta-debugging literature
+reports its figures.
+
+* :func:`compare` runs the strategies and returns one :class:`ComparisonRow`
+  each. Every strategy starts from the same original and gets its own
+  session (its own outcome cache): a strategy never profits from the tests
+  another one ran, so the test counts are the ones each would need alone.
+* :func:`render_table` prints the rows as a rich table, plain aligned text or
+  Markdown; :func:`write_csv` and :func:`write_json` save them;
+  :func:`plot_comparison` draws the size-over-tests curves (matplotlib, an
+  optional dependency imported only when a plot is asked for).
+* :data:`compare_command` is the ``astreduce compare`` click command.
+
+Size over tests. ``Session.history`` records the best size when a pass ends,
+so a strategy that is a single ddmin pass (``lines``, ``chars``, ``tokens``,
+``flat``) would show one step at its last test. The literature's curves show
+ddmin's progress *during* the pass, so :func:`compare` also listens to the
+session's callbacks: every reproducing candidate that is shorter than the
+last one saved (``on_improve``) is measured and stamped with the test count
+of the next progress event, which the session sends right after it. Each
+curve is the running minimum of those points and of ``Result.history``,
+starting at (0, input tokens) and ending at (final tests, final tokens).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from astreduce.cli_oracle import options_from, oracle_options
+from astreduce.errors import AstReduceError, ReductionStopped, UsageError
+from astreduce.measure import Size, ast_nodes, measure
+from astreduce.oracles import Oracle, Target
+from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.reduction import (
+    Result,
+    StopRequest,
+    check_output_path,
+    check_parses,
+    read_source,
+    reduce_source,
+    syntax_interpreter,
+)
+from astreduce.report import EXIT_INTERRUPTED, return_code
+from astreduce.session import PassStats, ProgressEvent
+from astreduce.strategies import STRATEGIES
+from astreduce.tree import ForeignParser
+
+#: The order of the table and the default ``--strategies``: the literature's
+#: plain ddmin granularities, coarse to fine, then the syntax-tree strategies.
+DEFAULT_STRATEGIES = ("lines", "chars", "tokens", "flat", "hdd", "auto")
+#: Strategies that need the input to parse as Python.
+TREE_STRATEGIES = frozenset({"flat", "hdd", "auto"})
+#: Formats ``--plot`` can write (by suffix).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+COLUMNS = (
+    "strategy",
+    "tests",
+    "cache_hits",
+    "seconds",
+    "bytes",
+    "lines",
+    "tokens",
+    "ast_nodes",
+    "verified",
+    "note",
+)
+HEADERS = (
+    "strategy",
+    "tests",
+    "cache hits",
+    "seconds",
+    "bytes",
+    "lines",
+    "tokens",
+    "AST nodes",
+    "verified",
+    "note",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonRow:
+    """One strategy's figures; the numbers are ``None`` when the strategy was skipped."""
+
+    strategy: str
+    tests: int | None = None
+    """Oracle runs actually executed (cache hits not counted)."""
+    cache_hits: int | None = None
+    seconds: float | None = None
+    """Wall time of the whole reduction, verification included."""
+    oracle_seconds: float | None = None
+    bytes: int | None = None
+    lines: int | None = None
+    tokens: int | None = None
+    ast_nodes: int | None = None
+    verified: bool | None = None
+    curve: tuple[tuple[int, int], ...] = ()
+    """(tests, tokens of the best so far): from (0, input tokens) to (tests, final tokens)."""
+    text: str | None = None
+    """The reduced program."""
+    passes: tuple[PassStats, ...] = ()
+    """Where the tests went: the strategy's passes, in order."""
+    note: str = ""
+
+    @property
+    def is_skipped(self) -> bool:
+        return self.tests is None
+
+    def record(self) -> dict[str, Any]:
+        """The row's fields for CSV and JSON (without the curve and the text)."""
+        return {name: getattr(self, name) for name in COLUMNS}
+
+
+class ComparisonStopped(ReductionStopped):
+    """A comparison was interrupted; ``rows`` holds the rows finished so far.
+
+    The interrupted strategy's row is the last one, with its best result so
+    far and the note ``interrupted``.
+    """
+
+    def __init__(self, message: str, rows: list[ComparisonRow]) -> None:
+        super().__init__(message, rows[-1] if rows else None)
+        self.rows = rows
+
+
+# --- running ------------------------------------------------------------------
+
+
+def parse_problem(text: str, filename: str, python: str | None = None) -> str | None:
+    """Why the tree strategies cannot parse ``text``, or ``None`` when they can.
+
+    The same check ``reduce_source`` makes, with the same parser: another
+    interpreter's when ``python`` names a newer one.
+    """
+    path = syntax_interpreter(python)
+    parser = ForeignParser(path) if path is not None else None
+    try:
+        check_parses(text, filename, parser)
+    except UsageError as error:
+        return str(error).split(" (use --strategy")[0]
+    finally:
+        if parser is not None:
+            parser.close()
+    return None
+
+
+@dataclass
+class _Tracker:
+    """Collects (tests, tokens) whenever the session saves a shorter reproducing candidate."""
+
+    points: list[tuple[int, int]] = field(default_factory=list)
+    pending: int | None = None
+
+    def improved(self, text: str) -> None:
+        tokens = measure(text).tokens
+        self.pending = tokens if self.pending is None else min(self.pending, tokens)
+
+    def progressed(self, event: ProgressEvent) -> None:
+        # the session calls on_improve inside the test that found the candidate and sends
+        # this event right after it: the candidate belongs to this test count
+        if self.pending is not None:
+            self.points.append((event.tests, self.pending))
+            self.pending = None
+
+    def curve(self, result: Result) -> tuple[tuple[int, int], ...]:
+        points = sorted(self.points + list(result.history))
+        curve = [(0, result.input_size.tokens)]
+        for tests, tokens in points:
+            if tokens < curve[-1][1]:
+                curve.append((tests, tokens))
+        # the curve ends at the result as reported (a shorter text seen mid-pass may
+        # have had fewer tokens than the result the pass settled on)
+        end = (result.tests, result.output_size.tokens)
+        if curve[-1] != end:
+            curve.append(end)
+        return tuple(curve)
+
+
+def _row(result: Result, tracker: _Tracker, note: str = "") -> ComparisonRow:
+    notes = [note] if note else []
+    notes += result.notes
+    return ComparisonRow(
+        strategy=result.strategy,
+        tests=result.tests,
+        cache_hits=result.cache_hits,
+        seconds=result.seconds,
+        oracle_seconds=result.oracle_seconds,
+        bytes=result.output_size.bytes,
+        lines=result.output_size.lines,
+        tokens=result.output_size.tokens,
+        ast_nodes=result.output_ast_nodes,
+        verified=result.verified,
+        curve=tracker.curve(result),
+        text=result.text,
+        passes=tuple(result.passes),
+        note="; ".join(notes),
+    )
+
+
+def compare(
+    text: str,
+    oracle: Oracle,
+    strategies: Sequence[str] = DEFAULT_STRATEGIES,
+    *,
+    filename: str = "candidate.py",
+    options: OracleOptions | None = None,
+    jobs: int = 1,
+    search_path: str = "",
+    encode: Callable[[str], bytes] | None = None,
+    stop: StopRequest | None = None,
+    on_row: Callable[[ComparisonRow], None] | None = None,
+) -> list[ComparisonRow]:
+    """Reduce ``text`` with each strategy in turn, all against the same ``oracle``.
+
+    Each strategy gets a fresh session, so no outcome cache is shared between
+    them and each test count is what that strategy needs on its own. The
+    tree strategies (``flat``, ``hdd``, ``auto``) are skipped, with a note,
+    when ``text`` does not parse; ``lines``, ``chars`` and ``tokens`` work
+    on any text.
+
+    Args:
+        text: the original input; it must FAIL under ``oracle``.
+        oracle: judges every candidate of every strategy (any :class:`Oracle`).
+        strategies: names from :data:`astreduce.strategies.STRATEGIES`, in table order.
+        filename: the input's name, for messages and the parse check.
+        options: the options ``oracle`` was built from; their ``python`` picks
+            the parser for input in a newer Python's syntax.
+        jobs: candidates tested at once; test counts and results do not depend on it.
+        search_path, encode: as for :func:`~astreduce.reduction.reduce_source`.
+        stop: lets a signal handler stop the comparison between two tests.
+        on_row: called with each row as soon as its strategy has finished.
+
+    Returns:
+        One row per strategy, in the order given.
+
+    Raises:
+        UsageError: an unknown or repeated strategy.
+        NotReproducibleError: the original does not FAIL.
+        ComparisonStopped: interrupted; ``.rows`` holds the rows so far.
+    """
+    _check_strategies(strategies)
+    problem = None
+    if TREE_STRATEGIES & set(strategies):
+        problem = parse_problem(text, filename, options.python if options is not None else None)
+    rows: list[ComparisonRow] = []
+    for strategy in strategies:
+        if strategy in TREE_STRATEGIES and problem is not None:
+            row = ComparisonRow(strategy, note=f"skipped: {problem}")
+        else:
+            tracker = _Tracker()
+            try:
+                result = reduce_source(
+                    text,
+                    oracle,
+                    strategy=strategy,
+                    format=False,
+                    filename=filename,
+                    options=options,
+                    jobs=jobs,
+                    search_path=search_path,
+                    encode=encode,
+                    stop=stop,
+                    on_improve=tracker.improved,
+                    on_progress=tracker.progressed,
+                )
+            except ReductionStopped as stopped:
+                if isinstance(stopped.result, Result):
+                    rows.append(_row(stopped.result, tracker, "interrupted"))
+                raise ComparisonStopped(f"interrupted during {strategy}", rows) from None
+            row = _row(result, tracker)
+            if stop is not None and stop.requested:  # the strategy had just finished
+                rows.append(row)
+                raise ComparisonStopped(f"interrupted after {strategy}", rows)
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return rows
+
+
+def _check_strategies(strategies: Sequence[str]) -> None:
+    if not strategies:
+        raise UsageError("no strategies to compare; name some with --strategies")
+    for name in strategies:
+        if name not in STRATEGIES:
+            raise UsageError(
+                f"unknown strategy {name!r}; choose from {','.join(DEFAULT_STRATEGIES)}"
+            )
+    repeated = sorted({name for name in strategies if list(strategies).count(name) > 1})
+    if repeated:
+        raise UsageError(f"strategy {repeated[0]!r} is named twice in --strategies")
+
+
+def describe_oracle(
+    oracle: Oracle, options: OracleOptions | None = None, append_name: str | None = None
+) -> str:
+    """A short description of the oracle for titles: what makes a candidate interesting."""
+    kind = options.kind if options is not None else "exec"
+    if kind == "exec":
+        target = getattr(getattr(oracle, "inner", oracle), "target", None)
+        text = f"raises {target.describe()}" if isinstance(target, Target) else oracle.identity
+        if append_name:
+            text += f", with {append_name} appended"
+    else:
+        assert options is not None
+        if kind == "test":
+            text = f"script {Path(options.test or '').name} exits 0"
+        elif kind == "differential":
+            first, second = options.differential or ("", "")
+            text = f"`{first}` and `{second}` differ"
+        else:
+            criteria = [
+                (
+                    f"killed by SIG{options.signal.upper().removeprefix('SIG')}"
+                    if options.signal
+                    else ""
+                ),
+                f"exits {options.exit_code}" if options.exit_code is not None else "",
+                f"stderr matches /{options.stderr}/" if options.stderr else "",
+                f"stdout matches /{options.stdout}/" if options.stdout else "",
+                f"runs over {options.hang:g} s" if options.hang is not None else "",
+            ]
+            text = f"`{options.run}` " + (
+                ", ".join(c for c in criteria if c) or "fails as on the input"
+            )
+    if options is not None and options.python:
+        text += f" (Python {options.python})"
+    return text
+
+
+# --- tables -------------------------------------------------------------------
+
+
+def _cells(row: ComparisonRow) -> list[str]:
+    def number(value: int | None) -> str:
+        return "" if value is None else f"{value:,}"
+
+    verified = "" if row.verified is None else ("yes" if row.verified else "NO")
+    seconds = "" if row.seconds is None else f"{row.seconds:.1f}"
+    return [
+        row.strategy,
+        number(row.tests),
+        number(row.cache_hits),
+        seconds,
+        number(row.bytes),
+        number(row.lines),
+        number(row.tokens),
+        number(row.ast_nodes),
+        verified,
+        row.note,
+    ]
+
+
+def _input_cells(size: Size, nodes: int | None) -> list[str]:
+    return [
+        "input",
+        "",
+        "",
+        "",
+        f"{size.bytes:,}",
+        f"{size.lines:,}",
+        f"{size.tokens:,}",
+        "" if nodes is None else f"{nodes:,}",
+        "",
+        "",
+    ]
+
+
+def _table(
+    rows: Sequence[ComparisonRow], original: str | None
+) -> tuple[list[str], list[list[str]]]:
+    body = [_cells(row) for row in rows]
+    if original is not None:
+        body.insert(0, _input_cells(measure(original), ast_nodes(original)))
+    headers = list(HEADERS)
+    if not any(row.note for row in rows):  # no notes: no empty column
+        headers.pop()
+        body = [cells[:-1] for cells in body]
+    return headers, body
+
+
+def render_table(
+    rows: Sequence[ComparisonRow], original: str | None = None, style: str = "plain"
+) -> str:
+    """The rows as ``plain`` aligned text or ``markdown``; an ``input`` row first when
+    ``original`` is given. (The rich table for terminals is :func:`print_table`.)"""
+    headers, body = _table(rows, original)
+    numeric = [
+        0 < i < len(headers) and headers[i] not in ("verified", "note") for i in range(len(headers))
+    ]
+    if style == "markdown":
+        lines = ["| " + " | ".join(headers) + " |"]
+        lines.append("| " + " | ".join("---:" if n else "---" for n in numeric) + " |")
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in body]
+        return "\n".join(lines) + "\n"
+    widths = [max(len(r[i]) for r in [headers, *body]) for i in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric)
+        ).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, body)]) + "\n"
+
+
+def print_table(
+    rows: Sequence[ComparisonRow], original: str | None, title: str, style: str
+) -> None:
+    """Print to stdout: Markdown when asked, a rich table on a terminal, else plain text."""
+    if style == "markdown":
+        click.echo(render_table(rows, original, "markdown"), nl=False)
+        return
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        click.echo(render_table(rows, original, "plain"), nl=False)
+        return
+    from rich.table import Table
+
+    headers, body = _table(rows, original)
+    notes = [f"{row.strategy}: {row.note}" for row in rows if row.note]
+    if headers[-1] == "note":  # on a terminal notes go below the table: the columns stay narrow
+        headers, body = headers[:-1], [cells[:-1] for cells in body]
+    table = Table(title=title)
+    for index, header in enumerate(headers):
+        table.add_column(
+            header,
+            justify="left" if header == "strategy" else "right",
+            min_width=max(len(cells[index]) for cells in body),  # headers may wrap, figures not
+        )
+    for cells in body:
+        table.add_row(*cells, style="dim" if cells[0] == "input" else None)
+    console.print(table)
+    for note in notes:
+        console.print(note, highlight=False)
+
+
+def write_csv(path: str | Path, rows: Sequence[ComparisonRow]) -> None:
+    """One line per strategy, the columns of :data:`COLUMNS`."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in row.record().items()})
+    Path(path).write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def comparison_dict(
+    rows: Sequence[ComparisonRow], original: str, input_path: str | None, oracle: str
+) -> dict[str, Any]:
+    """Everything a comparison produced, for JSON: input, oracle, rows with curves and results."""
+    size = measure(original)
+    return {
+        "input": {
+            "path": input_path,
+            "bytes": size.bytes,
+            "lines": size.lines,
+            "tokens": size.tokens,
+            "ast_nodes": ast_nodes(original),
+        },
+        "oracle": oracle,
+        "rows": [
+            {
+                **row.record(),
+                "oracle_seconds": row.oracle_seconds,
+                "curve": [list(point) for point in row.curve],
+                "passes": [
+                    {
+                        "name": p.name,
+                        "tests": p.tests,
+                        "seconds": round(p.seconds, 3),
+                        "tokens_before": p.tokens_before,
+                        "tokens_after": p.tokens_after,
+                    }
+                    for p in row.passes
+                ],
+                "output": row.text,
+            }
+            for row in rows
+        ],
+    }
+
+
+def write_json(path: str | Path, data: dict[str, Any]) -> None:
+    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+# --- the plot -----------------------------------------------------------------
+
+
+def plot_comparison(
+    rows: Sequence[ComparisonRow],
+    path: str | Path,
+    *,
+    title: str,
+    subtitle: str = "",
+    log_x: bool = False,
+) -> list[str]:
+    """Draw tokens over tests, one step curve per strategy, and save it to ``path``.
+
+    The format follows the suffix (png, svg, pdf). SVG keeps its text as text
+    (searchable, and the tests read the legend back from it). Only the
+    object-oriented matplotlib API is used, with the Agg canvas: no pyplot
+    state, no display needed.
+
+    Returns:
+        The legend's labels, one per row, in order.
+
+    Raises:
+        UsageError: matplotlib is not installed, or the suffix is not a plot format.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        raise UsageError(f"--plot {path}: the file name must end in {', '.join(PLOT_SUFFIXES)}")
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'astreduce[plot]'") from None
+
+    styles = ["-", "--", "-.", ":"]
+    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
+    with matplotlib.rc_context(
+        {"svg.fonttype": "none", "svg.hashsalt": "astreduce", "font.size": 10}
+    ):
+        figure = Figure(figsize=(8, 5), dpi=100, layout="constrained")
+        FigureCanvasAgg(figure)
+        axes = figure.add_subplot()
+        for index, row in enumerate(rows):
+            style = styles[index % len(styles)]
+            marker = markers[index % len(markers)]
+            if row.is_skipped or not row.curve:
+                axes.plot(
+                    [],
+                    [],
+                    linestyle=style,
+                    color=f"C{index}",
+                    label=f"{row.strategy}: {row.note or 'skipped'}",
+                )
+                continue
+            xs = [x for x, _ in row.curve]
+            ys = [y for _, y in row.curve]
+            axes.step(
+                xs,
+                ys,
+                where="post",
+                linestyle=style,
+                linewidth=1.8,
+                color=f"C{index}",
+                marker=marker,
+                markevery=[len(xs) - 1],
+                markersize=7,
+                label=f"{row.strategy}: {row.tests:,} tests → {row.tokens:,} tokens",
+            )
+        if log_x:
+            axes.set_xscale("symlog", linthresh=1)
+            axes.set_xlabel("tests (oracle runs; log scale)")
+        else:
+            axes.set_xlabel("tests (oracle runs)")
+        axes.set_xlim(left=0)
+        axes.set_ylim(bottom=0)
+        axes.set_ylabel("size of the best candidate (Python tokens)")
+        axes.set_title(f"{title}\n{subtitle}" if subtitle else title)
+        axes.grid(True, which="major", alpha=0.3)
+        legend = axes.legend(title="strategy: tests → final size", loc="best", fontsize=9)
+        figure.savefig(path, metadata=_metadata(path))
+        return [text.get_text() for text in legend.get_texts()]
+
+
+def _metadata(path: Path) -> dict[str, Any]:
+    # no creation date in the file, so the same comparison writes the same bytes
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        return {"Date": None}
+    if suffix == ".pdf":
+        return {"CreationDate": None}
+    return {}
+
+
+# --- the command ----------------------------------------------------------------
+
+
+@contextmanager
+def _errors(debug: bool) -> Iterator[None]:
+    """astreduce's own errors become one line and an exit status (as in ``cli.py``)."""
+    try:
+        yield
+    except AstReduceError as error:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        click.echo(f"astreduce: {error}", err=True)
+        sys.exit(return_code(error))
+
+
+@contextmanager
+def _stop_on_signals(stop: StopRequest) -> Iterator[None]:
+    """SIGINT and SIGTERM stop the comparison after the current test (as ``reduce`` does);
+    a second one, or one outside a reduction, interrupts at once."""
+    import signal
+    from types import FrameType
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if not stop.request():
+            raise KeyboardInterrupt
+
+    previous = {
+        number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
+@click.command("compare")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--strategies",
+    "strategy_names",
+    default=",".join(DEFAULT_STRATEGIES),
+    show_default=True,
+    metavar="NAME,...",
+    help="The strategies to compare, in table order.",
+)
+@oracle_options
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table as CSV here.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table, each strategy's curve, passes and result as JSON here.",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).",
+)
+@click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
+@click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+def compare_command(
+    file: Path,
+    strategy_names: str,
+    csv_path: Path | None,
+    json_path: Path | None,
+    plot_path: Path | None,
+    log_x: bool,
+    markdown: bool,
+    quiet: bool,
+    debug: bool,
+    jobs: int,
+    **oracle_values: Any,
+) -> None:
+    """Reduce FILE with every strategy and compare tests, time and final size.
+
+    Every strategy starts from FILE with the same oracle (calibrated once)
+    and its own outcome cache. Prints a table (Markdown with --markdown);
+    --csv, --json and --plot save it. Exits 1 when FILE does not reproduce
+    or a result does not verify.
+    """
+    with _errors(debug):
+        append_path = oracle_values.get("append_path")
+        options = options_from(oracle_values)
+        options.check()
+        if jobs < 1:
+            raise UsageError("-j must be at least 1")
+        strategies = [name.strip() for name in strategy_names.split(",") if name.strip()]
+        _check_strategies(strategies)
+        if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
+            raise UsageError(
+                f"--plot {plot_path}: the file name must end in {', '.join(PLOT_SUFFIXES)}"
+            )
+        for what, path in (("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
+            if path is not None:
+                check_output_path(path, file, what=what)
+        source = read_source(file)
+        search_path = str(file.resolve().parent)
+        oracle = build_oracle(
+            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
+        )
+        described = describe_oracle(
+            oracle, options, Path(append_path).name if append_path else None
+        )
+
+        def progress(row: ComparisonRow) -> None:
+            if quiet:
+                return
+            if row.is_skipped:
+                click.echo(f"{row.strategy}: {row.note}", err=True)
+            else:
+                click.echo(
+                    f"{row.strategy}: {row.tests:,} tests, {row.tokens:,} tokens, {row.seconds:.1f} s",
+                    err=True,
+                )
+
+        stopped: ComparisonStopped | None = None
+        stop = StopRequest()
+        try:
+            with _stop_on_signals(stop):
+                rows = compare(
+                    source.text,
+                    oracle,
+                    strategies,
+                    filename=file.name,
+                    options=options,
+                    jobs=jobs,
+                    search_path=search_path,
+                    encode=source.encode,
+                    stop=stop,
+                    on_row=progress,
+                )
+        except ComparisonStopped as error:
+            stopped, rows = error, error.rows
+        finally:
+            close = getattr(oracle, "close", None)
+            if close is not None:
+                close()
+        size = measure(source.text)
+        title = f"{file.name} ({size.tokens:,} tokens)"
+        style = "markdown" if markdown else "plain"
+        print_table(rows, source.text, f"{title}, oracle: {described}", style)
+        if csv_path is not None:
+            write_csv(csv_path, rows)
+        if json_path is not None:
+            write_json(json_path, comparison_dict(rows, source.text, str(file), described))
+        if plot_path is not None and rows:
+            plot_comparison(
+                rows,
+                plot_path,
+                title=f"Reducing {title}",
+                subtitle=f"oracle: {described}",
+                log_x=log_x,
+            )
+        if stopped is not None:
+            click.echo(
+                "astreduce: interrupted; the table holds the strategies run so far", err=True
+            )
+            sys.exit(EXIT_INTERRUPTED)
+        if any(row.verified is False for row in rows):
+            click.echo(
+                "astreduce: a result did not reproduce when run again: the oracle may be flaky",
+                err=True,
+            )
+            sys.exit(1)
+
+
+__all__ = [
+    "DEFAULT_STRATEGIES",
+    "ComparisonRow",
+    "ComparisonStopped",
+    "compare",
+    "compare_command",
+    "comparison_dict",
+    "describe_oracle",
+    "plot_comparison",
+    "render_table",
+    "write_csv",
+    "write_json",
+]
