@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from astreduce.cli_oracle import oracle_options, options_from
+from astreduce.compare import compare_command
 from astreduce.errors import AstReduceError, ReductionStopped, UsageError
 from astreduce.report import EXIT_INTERRUPTED, EXIT_USAGE, return_code, write_report
 from astreduce.reduction import (
@@ -292,6 +293,9 @@ def list_transforms() -> None:
         width = max(len(n) for n in registry)
         for transform in load_transforms():
             click.echo(f"{transform.name:<{width}}  {transform.phase:<11}  {type(transform).summary()}")
+
+
+main.add_command(compare_command)
 
 
 def run(args: list[str]) -> int:
