@@ -1,0 +1,53 @@
+"""Redundant parentheses: ``((a + b))`` → ``a + b`` once nothing needs them."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections.abc import Iterator
+
+from astreduce.reducer import Edit, Replacement, Slice
+from astreduce.transforms import Transform
+from astreduce.transforms.expressions import EXPRESSIONS
+from astreduce.tree import Node, Tree
+
+#: Parentheses that belong to the syntax of these nodes, not to grouping.
+_OWN_PARENTHESES = frozenset({"Tuple", "GeneratorExp"})
+_LONGEST = 4000
+
+
+def encloses(text: str) -> bool:
+    """True when ``text`` is ``( ... )`` with the first parenthesis closed by the last one."""
+    if not (text.startswith("(") and text.endswith(")")) or len(text) > _LONGEST:
+        return False
+    depth = 0
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    significant = [t for t in tokens if t.type == tokenize.OP]
+    for position, token in enumerate(significant):
+        if token.string in "([{":
+            depth += 1
+        elif token.string in ")]}":
+            depth -= 1
+            if depth == 0 and position != len(significant) - 1:
+                return False
+    return depth == 0
+
+
+class DropParentheses(Transform):
+    """Remove a pair of parentheses around an expression.
+
+    Applies to: expressions whose source is wrapped in a matching pair of
+    parentheses that is not their own syntax (tuples and generator expressions keep theirs).
+    Yields: the expression without that pair (with its inside rendered as reduced).
+    """
+
+    name = "drop-parentheses"
+    phase = "simplify"
+    node_kinds = EXPRESSIONS - _OWN_PARENTHESES
+
+    def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
+        if encloses(tree.source(node.id)):
+            yield Replacement((Slice(node.start + 1, node.end - 1),))
