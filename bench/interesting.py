@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """A standalone interestingness checker for the bench's exec-oracle cases.
 
 Standard library only, so that any tool's interestingness script can call it

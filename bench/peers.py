@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Benchmark astreduce against peer reducers on the corpora cases.
 
 ::
@@ -124,12 +125,12 @@ class CaseResult:
     def row(self, tool: str) -> Row | None:
         return next((row for row in self.rows if row.tool == tool), None)
 
-    def best_peer(self) -> Row | None:
+    def best_peer(self, among: tuple[str, ...] = PEER_TOOLS) -> Row | None:
         """The peer with the fewest verified output tokens (then fewer tests, less time)."""
         rows = [
             row
             for row in self.rows
-            if row.tool != "astreduce" and row.verified and row.tokens is not None
+            if row.tool in among and row.verified and row.tokens is not None
         ]
         if not rows:
             return None
@@ -338,6 +339,7 @@ class AstReduce(Tool):
     name = "astreduce"
     package = "astreduce"
     command_line: list[str] | None = None  # --astreduce
+    extra_args: list[str] = []  # --astreduce-args
 
     def __init__(self) -> None:
         self._help: str | None = None
@@ -421,7 +423,7 @@ class AstReduce(Tool):
         # -j arrives with the parallel-tests issue; until then astreduce runs one test at a time anyway.
         if "-j" in self.help_text().replace(",", " ").split():
             command += ["-j", "1"]
-        command += ["--no-format"]
+        command += ["--no-format", *self.extra_args]
         # cwd: the case folder, so that the args' relative paths (--append check.py) resolve.
         return Plan(command, output, case_dir, env=self.env(), stop_signal=signal.SIGTERM)
 
@@ -674,7 +676,7 @@ def run_tool(
     row.seconds = round(seconds, 2)
     if timed_out:
         row.status = "timeout"
-        row.note = f"stopped after {limit:g} s; best result so far"
+        row.note = f"stopped after {limit:g} s"
     elif returncode == 0:
         row.status = "ok"
     else:
@@ -690,6 +692,8 @@ def run_tool(
         row.note = (row.note + "; " if row.note else "") + "no output file"
         return row
     row.output = str(plan.output)
+    if timed_out:
+        row.note += "; best result so far"
     text = plan.output.read_text(encoding="utf-8", errors="surrogateescape")
     row.tokens, row.bytes, row.lines = measure(text, token_count)
     done = subprocess.run(oracle.command(str(plan.output)), capture_output=True, check=False)
@@ -856,18 +860,15 @@ def ratio(a: float | None, b: float | None) -> str:
 
 
 def summary_table(results: list[CaseResult], markdown: bool) -> str:
-    headers = ["case", "input", "astreduce", "best peer", "by", "tokens ratio", "astreduce s", "shrinkray s",
-               "time ratio"]  # fmt: skip
+    headers = ["case", "input", "astreduce", "best peer", "by", "ratio", "ratio sr/psm", "astreduce s",
+               "shrinkray s", "time ratio"]  # fmt: skip
     rows = []
     for result in results:
         ours = result.row("astreduce")
         best = result.best_peer()
+        modern = result.best_peer(("shrinkray", "pysource-minimize"))
         shrinkray = result.row("shrinkray")
         our_tokens = ours.tokens if ours is not None and ours.verified else None
-        our_seconds = ours.seconds if ours is not None and ours.status != "skipped" else None
-        ray_seconds = (
-            shrinkray.seconds if shrinkray is not None and shrinkray.status != "skipped" else None
-        )
         rows.append(
             [
                 result.name,
@@ -876,17 +877,40 @@ def summary_table(results: list[CaseResult], markdown: bool) -> str:
                 fmt(best.tokens if best else None),
                 best.tool if best else "-",
                 ratio(our_tokens, best.tokens if best else None),
-                fmt(our_seconds),
-                fmt(ray_seconds),
-                ratio(our_seconds, ray_seconds),
+                ratio(our_tokens, modern.tokens if modern else None),
+                seconds_cell(ours),
+                seconds_cell(shrinkray),
+                time_ratio(ours, shrinkray),
             ]
         )
-    heading = (
-        "### Summary"
-        if markdown
-        else "Summary (tokens of verified outputs; ratios are astreduce / peer)"
+    heading = "### Summary" if markdown else "Summary"
+    legend = (
+        "Tokens of verified outputs only. ratio: astreduce / best peer; ratio sr/psm: astreduce / "
+        "the better of shrinkray and pysource-minimize; time ratio: astreduce / shrinkray seconds. "
+        "'(timeout)': stopped at --timeout, so the time is a lower bound."
     )
-    return heading + "\n\n" + render(headers, rows, markdown)
+    return heading + "\n\n" + render(headers, rows, markdown) + "\n\n" + legend
+
+
+def seconds_cell(row: Row | None) -> str:
+    if row is None or row.status == "skipped":
+        return "-"
+    return fmt(row.seconds) + (" (timeout)" if row.status == "timeout" else "")
+
+
+def time_ratio(ours: Row | None, theirs: Row | None) -> str:
+    """astreduce / peer seconds; '<' or '>' when a time limit makes it a bound."""
+    if ours is None or theirs is None or "skipped" in (ours.status, theirs.status):
+        return "-"
+    value = ratio(ours.seconds, theirs.seconds)
+    if value == "-":
+        return value
+    our_bound, their_bound = ours.status == "timeout", theirs.status == "timeout"
+    if their_bound and not our_bound:
+        return "<" + value
+    if our_bound and not their_bound:
+        return ">" + value
+    return value if not our_bound else "~" + value
 
 
 # --------------------------------------------------------------------------- pysource-minimize driver
@@ -970,6 +994,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="command that runs astreduce (default: `astreduce` on PATH, else `python -m astreduce` "
         "from this work tree)",
     )
+    parser.add_argument(
+        "--astreduce-args",
+        metavar="ARGS",
+        help="more options for `astreduce reduce`, after the bench's own (e.g. '-j 2 --strategy hdd')",
+    )
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument(
         "--json", type=Path, metavar="OUT", help="write every figure to this JSON file"
@@ -1000,6 +1029,8 @@ def main(argv: list[str] | None = None) -> int:
         tools = [t for t in ALL_TOOLS if t != "cvise" or CVise().missing() is None]
     if args.astreduce:
         AstReduce.command_line = shlex.split(args.astreduce)
+    if args.astreduce_args:
+        AstReduce.extra_args = shlex.split(args.astreduce_args)
     tools_module = load_corpora_tools()
     checker = load_checker()
     cases = tools_module.load_cases(args.corpora)
