@@ -1,0 +1,556 @@
+"""``astreduce isolate``: changes between two versions, dd ``+-`` over them, the command.
+
+What is shown here:
+
+* the changes of every granularity turn OLD into NEW exactly, and any subset
+  of them applies (hand-written situations and real standard-library
+  releases);
+* on real releases of real modules (``corpora/isolate/``: two releases from
+  the pyenv installs, one check, one interpreter) the isolated changes,
+  applied alone to OLD with ``patch``, reproduce the failure when run, and
+  grouping by function needs fewer tests than flat line hunks; the figures go
+  to the terminal as a table (statements too with ``pytest -m slow``);
+* a change that uses a name another change introduces: the result fails and
+  holds both;
+* the command's output, files, report and one-line errors; packages
+  (directories) with ``--entry`` and with ``--run``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.isolate import (
+    GRANULARITIES,
+    Granularity,
+    IsolationResult,
+    apply_changes,
+    changed_lines,
+    file_changes,
+    isolate,
+    isolate_command,
+    isolate_paths,
+    line_changes,
+    read_tree,
+    statement_changes,
+    tree_changes,
+    unified_diff,
+)
+from astreduce.oracles import Oracle
+from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.outcome import Outcome
+
+REPO = Path(__file__).resolve().parent.parent
+CASES_ROOT = REPO / "corpora" / "isolate"
+
+
+def _load_build() -> ModuleType:
+    """Import ``corpora/isolate/build.py`` by path: ``corpora`` is data, not a package."""
+    spec = importlib.util.spec_from_file_location("isolate_build", CASES_ROOT / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the defining module up
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _load_build()
+CASES = build.load_cases()
+RELEASE_CASES = [case for case in CASES if case.is_release]
+DEPENDENCY = next(case for case in CASES if case.name == "helper_dependency")
+PATCH = shutil.which("patch")
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def built(case: Any, folder: Path) -> tuple[Path, Path, Path]:
+    """Build ``case`` into ``folder``; skip the test when a release is not installed."""
+    try:
+        paths: tuple[Path, Path, Path] = build.build(case, folder)
+    except build.MissingRelease as missing:
+        pytest.skip(str(missing))
+    return paths
+
+
+def exec_oracle(new_text: str, check: str, filename: str) -> Oracle:
+    """The exec oracle calibrated on NEW (its exception is the target), ``check`` appended."""
+    return build_oracle(OracleOptions(append=check), new_text, filename=filename)
+
+
+def patched(folder: Path, files: dict[str, str], diff: str) -> dict[str, str]:
+    """``files`` written to ``folder``, ``diff`` applied there with ``patch -p1``, read back."""
+    if PATCH is None:
+        pytest.skip("the patch program is not installed")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [PATCH, "-p1", "--batch", "--silent", "-d", str(folder)],
+        input=diff,
+        text=True,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return read_tree(folder)
+
+
+def run_python(program: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", program], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+    )
+
+
+# --- changes --------------------------------------------------------------------------------
+
+#: Situations for the alignment of statement trees: (OLD, NEW).
+PAIRS: dict[str, tuple[str, str]] = {
+    "function_body": (
+        "def f(x):\n    a = 1\n    return x + a\n",
+        "def f(x):\n    a = 2\n    return x + a\n",
+    ),
+    "added_and_removed_defs": (
+        "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    return 1\n",
+        "import os\nimport re\n\n\ndef b():\n    return 1\n\n\ndef c():\n    return 2\n",
+    ),
+    "methods_and_decorators": (
+        "class C:\n    x = 1\n\n    @staticmethod\n    def m():\n        return 1\n\n    def n(self):\n        return 2\n",
+        "class C(object):\n    x = 1\n\n    @classmethod\n    def m(cls):\n        return 1\n\n    def n(self):\n        # two\n        return 3\n",
+    ),
+    "if_elif_else": (
+        "if a:\n    x = 1\nelif b:\n    x = 2\nelse:\n    x = 3\n",
+        "if a:\n    x = 1\nelif b:\n    x = 20\n    y = 1\n# comment\nelse:\n    x = 3\n",
+    ),
+    "else_becomes_elif": (
+        "if a:\n    x = 1\nelse:\n    x = 3\n",
+        "if a:\n    x = 1\nelif b:\n    x = 3\n",
+    ),
+    "try_handlers_finally": (
+        "try:\n    f()\nexcept ValueError as e:\n    g(e)\nexcept OSError:\n    pass\nfinally:\n    h()\n",
+        "try:\n    f()\n    f()\nexcept ValueError as e:\n    g(e, 1)\nexcept OSError:\n    raise\nfinally:\n    h()\n",
+    ),
+    "one_line_blocks_and_semicolons": (
+        "if x: y = 1\na = 1; b = 2\nfor i in r: pass\n",
+        "if x: y = 2\na = 1; b = 3\nfor i in r: print(i)\n",
+    ),
+    "comments_and_blank_lines": (
+        "# head\nx = 1\n\n\n# about y\ny = 2\n# tail\n",
+        "# head, changed\nx = 1\n\n# about y, changed\ny = 2\n\n# tail\n# more\n",
+    ),
+    "no_final_newline": ("x = 1\ny = 2", "x = 1\ny = 3"),
+    "empty_old": ("", "x = 1\n"),
+    "only_comments": ("# nothing\n", "# something\nx = 1\n"),
+    "nested_functions_and_async": (
+        "def outer():\n    def inner():\n        return 1\n    return inner\n\n\nasync def g():\n    await x\n",
+        "def outer():\n    def inner():\n        return 2\n    return inner()\n\n\nasync def g():\n    await y\n",
+    ),
+    "multiline_statements": (
+        "x = f(\n    1,\n    2,\n)\ndef g(a,\n      b):\n    return a\n",
+        "x = f(\n    1,\n    3,\n)\ndef g(a,\n      c):\n    return a\n",
+    ),
+    "match_statement": (
+        "match p:\n    case 1:\n        x = 1\n    case _:\n        x = 2\n",
+        "match p:\n    case 1:\n        x = 10\n    case _:\n        x = 2\n",
+    ),
+    "does_not_parse": ("def f(:\n    pass\n", "def f():\n    pass\n"),
+}
+
+
+@pytest.mark.parametrize("granularity", GRANULARITIES)
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_all_changes_give_new_any_subset_applies(name: str, granularity: Granularity) -> None:
+    old, new = PAIRS[name]
+    changes = file_changes(old, new, granularity, "m.py")
+    assert changes
+    assert apply_changes({"m.py": old}, changes)["m.py"] == new
+    assert apply_changes({"m.py": old}, [])["m.py"] == old
+    rng = random.Random(name)
+    for _ in range(20):
+        subset = [c for c in changes if rng.random() < 0.5]
+        shuffled = rng.sample(subset, len(subset))
+        assert apply_changes({"m.py": old}, shuffled) == apply_changes({"m.py": old}, subset)
+
+
+def test_statement_changes_follow_the_syntax_tree() -> None:
+    old, new = PAIRS["methods_and_decorators"]
+    changes = statement_changes(old, new, "m.py")
+    assert changes is not None
+    labels = [c.label for c in changes]
+    # the class header, the decorator and signature of m, and one statement inside n
+    assert labels == [
+        "header of `class C:` (line 1, in C)",
+        "header of `@staticmethod` (line 4, in C.m)",
+        "replaced `return 2` (line 9, in C.n)",
+    ]
+    grouped = statement_changes(old, new, "m.py", by_function=True)
+    assert grouped is not None
+    assert [c.label for c in grouped] == [labels[0], labels[1], labels[2]]
+
+
+def test_functions_group_every_change_inside_a_function() -> None:
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n    return a\n\n\nX = 1\nY = 2\n"
+    new = "def f():\n    a = 10\n    b = 2\n    c = 3\n    d = 40\n    return a\n\n\nX = 1\nY = 20\n"
+    assert len(line_changes(old, new)) == 3
+    assert len(file_changes(old, new, "statements")) == 3
+    functions = file_changes(old, new, "functions")
+    assert [c.label for c in functions] == ["def f: 2 changes", "replaced `Y = 2` (line 10, in module)"]
+
+
+def test_module_level_runs_are_one_group() -> None:
+    old = "A = 1\nB = 2\n\n\ndef f():\n    return A\n"
+    new = "A = 1\nimport enum\nclass B(enum.IntEnum):\n    X = 2\n\n\ndef f():\n    return A\n"
+    functions = file_changes(old, new, "functions")
+    assert len(functions) == 1 and functions[0].label.startswith("module: statements from line 2")
+    assert len(file_changes(old, new, "statements")) == 2
+
+
+def test_a_version_that_does_not_parse_is_compared_by_lines() -> None:
+    old, new = PAIRS["does_not_parse"]
+    assert statement_changes(old, new) is None
+    assert [c.label for c in file_changes(old, new, "functions")] == [
+        c.label for c in line_changes(old, new)
+    ]
+
+
+def test_trees_change_by_file_and_diff_as_patch_p1(tmp_path: Path) -> None:
+    old = {"a.py": "x = 1\n", "pkg/b.py": "y = 2\n", "gone.txt": "bye\n"}
+    new = {"a.py": "x = 2\n", "pkg/b.py": "y = 2\n", "pkg/c.py": "z = 3\n"}
+    changes = tree_changes(old, new)
+    assert [(c.path, c.label) for c in changes] == [
+        ("a.py", "file changed"),
+        ("gone.txt", "file removed"),
+        ("pkg/c.py", "file added"),
+    ]
+    assert apply_changes(old, changes) == new
+    assert patched(tmp_path / "tree", old, unified_diff(old, new)) == new
+
+
+# --- isolating, on small programs -----------------------------------------------------------
+
+SMALL_OLD = '''\
+RATE = 0.25
+
+
+def net(amount):
+    return amount * (1 - RATE)
+
+
+def label(name):
+    return name.title()
+
+
+def report(items):
+    return [label(n) + ": " + str(net(a)) for n, a in items]
+'''
+
+SMALL_NEW = '''\
+RATE = 0.25
+CURRENCY = "EUR"
+
+
+def net(amount):
+    """After tax."""
+    return amount * (1 - RATE)
+
+
+def label(name):
+    return name.upper()
+
+
+def report(items):
+    return [label(n) + ": " + str(net(a)) + " " + CURRENCY for n, a in items]
+'''
+
+SMALL_CHECK = '''
+lines = report([("tea", 4)])
+assert lines[0].startswith("Tea"), "label is %r" % lines[0].split(":")[0]
+'''
+
+
+@pytest.mark.parametrize("granularity", GRANULARITIES)
+def test_isolates_the_failure_inducing_change(granularity: Granularity) -> None:
+    oracle = exec_oracle(SMALL_NEW, SMALL_CHECK, "shop.py")
+    result = isolate(SMALL_OLD, SMALL_NEW, oracle, granularity, filename="shop.py")
+    assert [c.label for c in result.difference] == [
+        {
+            "lines": "replaced line 9 (+1 -1)",
+            "statements": "replaced `return name.title()` (line 9, in label)",
+            "functions": "replaced `return name.title()` (line 9, in label)",
+        }[granularity]
+    ]
+    assert "-    return name.title()\n+    return name.upper()\n" in result.diff
+    assert result.diff_lines == 2 and not result.requires and result.verified
+    assert oracle.judge(result.passing_text).outcome is Outcome.PASS
+    assert oracle.judge(result.failing_text).outcome is Outcome.FAIL
+    # the maximal passing version holds every other change
+    assert 'CURRENCY = "EUR"' in result.passing_text and '"""After tax."""' in result.passing_text
+
+
+@pytest.mark.parametrize("granularity", GRANULARITIES)
+def test_a_change_that_uses_a_name_another_introduces(granularity: Granularity, tmp_path: Path) -> None:
+    old_path, new_path, check_path = built(DEPENDENCY, tmp_path)
+    old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
+    oracle = exec_oracle(new, check, "report.py")
+    result = isolate(old, new, oracle, granularity, filename="report.py", jobs=2)
+    # the use alone is a NameError: UNRESOLVED, as dd+ counts an inconsistent configuration
+    assert result.unresolved >= 1
+    assert "+    return \"%g %s\" % (_significant(value, 3), unit)" in result.diff
+    assert result.requires and result.verified
+    for line in DEPENDENCY.contains:
+        assert line in result.isolated_diff, line
+    assert oracle.judge(result.failing_text).outcome is Outcome.FAIL
+    again = patched(tmp_path / "patched", {"report.py": old}, result.isolated_diff)["report.py"]
+    assert again == result.isolated_text
+    assert oracle.judge(again).outcome is Outcome.FAIL
+    # neither change alone reproduces
+    use_only = apply_changes({"report.py": old}, result.difference)["report.py"]
+    assert oracle.judge(use_only).outcome is Outcome.UNRESOLVED
+
+
+def test_the_result_is_the_same_for_every_jobs(tmp_path: Path) -> None:
+    old_path, new_path, check_path = built(DEPENDENCY, tmp_path)
+    old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
+    oracle = exec_oracle(new, check, "report.py")
+    one = isolate(old, new, oracle, "statements", jobs=1, filename="report.py")
+    four = isolate(old, new, oracle, "statements", jobs=4, filename="report.py")
+    assert (one.passing, one.failing, one.isolated, one.tests) == (four.passing, four.failing, four.isolated, four.tests)
+    assert [c.label for c in one.difference] == [c.label for c in four.difference]
+
+
+def test_old_must_pass_and_new_must_fail() -> None:
+    oracle = exec_oracle(SMALL_NEW, SMALL_CHECK, "shop.py")
+    broken = SMALL_OLD.replace("return name.title()", "return name.tittle()")
+    with pytest.raises(NotReproducibleError, match=r"^OLD does not pass: the oracle says UNRESOLVED \(AttributeError"):
+        isolate(broken, SMALL_NEW, oracle, filename="shop.py")
+    with pytest.raises(NotReproducibleError, match=r"^NEW does not fail: the oracle says PASS \(no exception\)"):
+        isolate(SMALL_OLD, SMALL_OLD.replace("RATE = 0.25", "RATE = 0.2"), oracle, filename="shop.py")
+    with pytest.raises(UsageError, match="identical"):
+        isolate(SMALL_NEW, SMALL_NEW, oracle, filename="shop.py")
+
+
+# --- real releases of real modules ----------------------------------------------------------
+
+#: (case, granularity, changes, tests, seconds, diff lines, isolated changes)
+FIGURES: list[tuple[str, str, int, int, float, int, int]] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def figures_table(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Print the figures of the release cases as a table when the module's tests are done."""
+    yield
+    if not FIGURES:
+        return
+    header = ("case", "granularity", "changes", "tests", "seconds", "diff lines", "isolated")
+    ordered = sorted(FIGURES, key=lambda row: (row[0], [str(g) for g in GRANULARITIES].index(row[1])))
+    rows = [header] + [
+        (case, granularity, str(changes), str(tests), f"{seconds:.1f}", str(lines), str(isolated))
+        for case, granularity, changes, tests, seconds, lines, isolated in ordered
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    text = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line("")
+        reporter.write_line(f"astreduce isolate on standard-library releases (one interpreter, Python {sys.version.split()[0]}):")
+        for line in text.splitlines():
+            reporter.write_line(line)
+
+
+def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, ...]) -> dict[str, IsolationResult]:
+    """Isolate a release case at each granularity, check each result, record its figures."""
+    old_path, new_path, check_path = built(case, folder)
+    old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
+    name = new_path.name
+    oracle = exec_oracle(new, check, name)
+    results: dict[str, IsolationResult] = {}
+    for granularity in granularities:
+        started = time.monotonic()
+        result = isolate(old, new, oracle, granularity, jobs=2, filename=name)
+        seconds = time.monotonic() - started
+        results[granularity] = result
+        isolated = len(result.difference) + len(result.requires)
+        FIGURES.append((case.name, granularity, len(result.changes), result.tests, seconds, result.diff_lines, isolated))
+        assert result.verified, granularity
+        assert result.isolated == apply_changes(result.old, result.requires + result.difference)
+        # the isolated patch, applied alone to OLD with patch(1), reproduces the failure when run
+        again = patched(folder / granularity, {name: old}, result.isolated_diff)[name]
+        assert again == result.isolated_text
+        verdict = oracle.judge(again)
+        assert verdict.outcome is Outcome.FAIL, (granularity, verdict.run.describe())
+        for line in case.contains:
+            assert line in result.isolated_diff, (granularity, line)
+        # a small part of the whole change
+        assert result.diff_lines * 10 < changed_lines(result.old, result.new), granularity
+    return results
+
+
+@pytest.mark.parametrize("case", RELEASE_CASES, ids=[case.name for case in RELEASE_CASES])
+def test_release_case_grouping_by_function_needs_fewer_tests(case: Any, tmp_path: Path) -> None:
+    results = isolate_release(case, tmp_path, ("lines", "functions"))
+    assert results["functions"].tests < results["lines"].tests, {g: r.tests for g, r in results.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", RELEASE_CASES, ids=[case.name for case in RELEASE_CASES])
+def test_release_case_by_statements(case: Any, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    if "slow" not in str(request.config.getoption("markexpr")):
+        pytest.skip("statements on the release cases: run with -m slow")
+    isolate_release(case, tmp_path, ("statements",))
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def invoke(args: list[str]) -> Any:
+    return CliRunner().invoke(isolate_command, args, catch_exceptions=False)
+
+
+def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path) -> None:
+    old, new, check = built(DEPENDENCY, tmp_path)
+    out = tmp_path / "found.diff"
+    report = tmp_path / "report.json"
+    result = invoke([str(old), str(new), "--append", str(check), "-o", str(out), "--report", str(report), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == out.read_text(encoding="utf-8")
+    assert result.stdout.startswith("--- a/report.py\n+++ b/report.py\n@@ ")
+    assert "astreduce: 1-minimal difference: 1 change(s), 2 lines" in result.stderr
+    passing, failing = tmp_path / "found.passing.py", tmp_path / "found.failing.py"
+    isolated = tmp_path / "found.isolated.diff"
+    assert passing.is_file() and failing.is_file() and isolated.is_file()
+    program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
+    ok = subprocess.run([sys.executable, "-c", program, str(passing), str(check)], capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run([sys.executable, "-c", program, str(failing), str(check)], capture_output=True, text=True, check=False)
+    assert "AssertionError: report gives '0.002 m'" in bad.stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["granularity"] == "functions" and data["verified"] is True
+    assert data["tests"] == sum(level["tests"] for level in data["levels"]) > 0
+    assert data["changes"] == data["levels"][0]["changes"] > data["difference"]["changes"] == 1
+    assert data["diff_lines"] == data["difference"]["lines"] == 2
+    for which in ("passing", "failing", "isolated"):
+        assert {"bytes", "lines", "tokens", "changes", "path"} <= set(data[which])
+    assert data["requires"]["changes"] == 1 and data["isolated"]["path"] == str(isolated)
+    assert {"cache_hits", "seconds", "oracle_seconds", "unresolved"} <= set(data)
+
+
+def test_cli_one_line_errors(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.py", tmp_path / "new.py"
+    old.write_text("x = 1 / 0\n", encoding="utf-8")
+    new.write_text("raise ValueError('boom')\n", encoding="utf-8")
+    result = invoke([str(old), str(new)])
+    assert result.exit_code == 1
+    assert result.stderr == "astreduce: OLD does not pass: the oracle says UNRESOLVED (ZeroDivisionError('division by zero'))\n"
+    old.write_text("x = 1\n", encoding="utf-8")
+    new.write_text("x = 2\n", encoding="utf-8")
+    result = invoke([str(old), str(new)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("astreduce: NEW does not fail: it raises no exception to isolate for (no exception)")
+    result = invoke([str(old), str(tmp_path)])
+    assert (result.exit_code, result.stderr) == (2, f"astreduce: {old} and {tmp_path}: give two files or two directories, not one of each\n")
+    result = invoke([str(old), str(old)])
+    assert (result.exit_code, result.stderr) == (2, "astreduce: OLD and NEW are identical: there are no changes to isolate\n")
+    result = invoke([str(old), str(new), "--match", "regex:("])
+    assert result.exit_code == 2 and result.stderr.startswith("astreduce: --match 'regex:(': not a valid regular expression")
+    result = invoke([str(old), str(tmp_path / "missing.py")])
+    assert (result.exit_code, result.stderr) == (2, f"astreduce: {tmp_path / 'missing.py'}: no such file or directory\n")
+
+
+# --- packages -------------------------------------------------------------------------------
+
+PACKAGE_OLD = {
+    "main.py": (
+        "from shop.cart import Cart\n\ncart = Cart()\ncart.add('book', 12.5, quantity=2)\ncart.add('pen', 1.25)\n"
+        "assert cart.total() == 26.25, 'total is %r' % cart.total()\n"
+    ),
+    "shop/__init__.py": '"""A tiny shop."""\n',
+    "shop/pricing.py": "def line_price(price, quantity):\n    return price * quantity\n\n\ndef discount(amount, rate=0.0):\n    return amount * (1 - rate)\n",
+    "shop/cart.py": (
+        "from shop.pricing import discount, line_price\n\n\nclass Cart:\n    def __init__(self):\n        self.lines = []\n\n"
+        "    def add(self, name, price, quantity=1):\n        self.lines.append((name, price, quantity))\n\n"
+        "    def total(self):\n        return discount(sum(line_price(p, q) for _, p, q in self.lines))\n"
+    ),
+    "shop/legacy.py": "OLD_API = True\n",
+    "README.txt": "Shop v1\n",
+}
+
+PACKAGE_NEW = {
+    "main.py": PACKAGE_OLD["main.py"],
+    "shop/__init__.py": PACKAGE_OLD["shop/__init__.py"],
+    "shop/pricing.py": (
+        "import math\n\n\ndef line_price(price, quantity):\n    \"\"\"Price of ``quantity`` items.\"\"\"\n"
+        "    return math.floor(price) * quantity\n\n\ndef discount(amount, rate=0.0):\n"
+        "    if not 0 <= rate < 1:\n        raise ValueError(rate)\n    return amount * (1 - rate)\n"
+    ),
+    "shop/cart.py": PACKAGE_OLD["shop/cart.py"].replace(
+        "class Cart:\n", 'class Cart:\n    """Lines of (name, price, quantity)."""\n\n'
+    ) + "\n    def count(self):\n        return sum(q for _, _, q in self.lines)\n",
+    "shop/tax.py": "RATE = 0.2\n",
+    "README.txt": "Shop v2\n",
+}
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> tuple[Path, Path]:
+    for name, tree in (("old", PACKAGE_OLD), ("new", PACKAGE_NEW)):
+        for path, text in tree.items():
+            target = tmp_path / name / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    return tmp_path / "old", tmp_path / "new"
+
+
+@pytest.mark.parametrize("oracle_args", [["--entry", "main.py"], ["--run", "{python} main.py"]], ids=["entry", "run"])
+def test_packages_by_file_then_within_files(package: tuple[Path, Path], oracle_args: list[str], tmp_path: Path) -> None:
+    old, new = package
+    out, report = tmp_path / "found.diff", tmp_path / "report.json"
+    result = invoke([str(old), str(new), *oracle_args, "-o", str(out), "--report", str(report), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text(encoding="utf-8"))
+    files, within = data["levels"][0], data["levels"][1]
+    assert (files["name"], files["changes"], files["result"]) == ("files", 5, 1)
+    assert within["name"] == "functions" and data["difference"]["labels"] == ["shop/pricing.py: def line_price: 3 changes"]
+    assert data["requires"]["labels"] == ["shop/pricing.py: added `import math` (before line 1, in module)"]
+    assert result.stdout.startswith("--- a/shop/pricing.py\n+++ b/shop/pricing.py\n")
+    assert "+    return math.floor(price) * quantity\n" in result.stdout
+    passing, failing = tmp_path / "found.passing", tmp_path / "found.failing"
+    assert "return math.floor(price) * quantity" in read_tree(failing)["shop/pricing.py"]
+    assert run_python("import runpy; runpy.run_path('main.py')", passing).returncode == 0
+    assert "AssertionError: total is 25.0" in run_python("import runpy; runpy.run_path('main.py')", failing).stderr
+    # the isolated patch alone makes OLD fail
+    again = patched(tmp_path / "patched", dict(PACKAGE_OLD), (tmp_path / "found.isolated.diff").read_text(encoding="utf-8"))
+    assert "AssertionError: total is 25.0" in run_python("import runpy; runpy.run_path('main.py')", tmp_path / "patched").stderr
+    assert again["shop/pricing.py"].startswith("import math\n")
+    # a second run replaces the versions it wrote
+    assert invoke([str(old), str(new), *oracle_args, "-o", str(out), "-q"]).exit_code == 0
+
+
+def test_packages_need_an_entry_or_a_command(package: tuple[Path, Path]) -> None:
+    old, new = package
+    options = OracleOptions()
+    with pytest.raises(UsageError, match="directories need --entry FILE"):
+        isolate_paths(old, new, options)
+    with pytest.raises(UsageError, match="--append cannot be used when OLD and NEW are directories"):
+        isolate_paths(old, new, OracleOptions(append="x = 1\n"), entry="main.py")
+    with pytest.raises(UsageError, match="no such file in the tree"):
+        isolate_paths(old, new, options, entry="nothing.py")
+    with pytest.raises(NotReproducibleError, match=r"^NEW does not fail: it raises no exception"):
+        isolate_paths(old, old, options, entry="main.py")
