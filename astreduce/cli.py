@@ -24,6 +24,7 @@ import click
 
 from astreduce.cli_oracle import oracle_options, options_from
 from astreduce.compare import compare_command
+from astreduce.isolate import isolate_command
 from astreduce.errors import AstReduceError, ReductionStopped, UsageError
 from astreduce.report import EXIT_INTERRUPTED, EXIT_USAGE, return_code, write_report
 from astreduce.reduction import (
@@ -296,6 +297,7 @@ def list_transforms() -> None:
 
 
 main.add_command(compare_command)
+main.add_command(isolate_command)
 
 
 def run(args: list[str]) -> int:

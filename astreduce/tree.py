@@ -258,11 +258,11 @@ class _Builder:
             children = [c for c in children if not _is_empty_arguments(c[0])]
             for child, name, i in reversed(children):
                 stack.append((child, node_id, name, i, depth + 1))
+        gathered: list[dict[str, list[int]]] = [{} for _ in self.nodes]
         for parent, field_name, node_id in pending_fields:
-            entry = self.fields[parent]
-            entry[field_name] = entry.get(field_name, ()) + (node_id,)
-        for entry in self.fields:
-            for name, ids in entry.items():
+            gathered[parent].setdefault(field_name, []).append(node_id)
+        for entry, lists in zip(self.fields, gathered):
+            for name, ids in lists.items():
                 entry[name] = tuple(sorted(ids, key=lambda i: self.nodes[i].start))
 
     def _span(self, node: ast.AST, parent: int) -> tuple[int, int]:
