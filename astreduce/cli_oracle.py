@@ -30,7 +30,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--test", "test_script", type=click.Path(dir_okay=False), help="Interestingness script (C-Reduce convention): exit 0 = interesting; runs in a folder holding the candidate under the input's name, which is also its first argument."),
     click.option("--differential", nargs=2, metavar="'CMD1 {file}' 'CMD2 {file}'", help="Interesting iff the two commands differ in standard output or exit status."),
     click.option("--python", "python", metavar="PATH|VERSION", help="Interpreter for the exec oracle and {python} (e.g. 3.12: pyenv's); its parser reads the input."),
-    click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 1]."),
+    click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 2]."),
     click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky oracles)."),
     click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Candidates tested at once; the result is the same for every value."),
 ]

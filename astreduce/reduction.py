@@ -232,9 +232,8 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
+            file.write(data)  # no fsync: it protects against power loss, not a killed
+            # process, and costs more than a test on a busy disk for every improvement
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -90,9 +90,10 @@ def apply_greedily(session: Session, count: int, render: Callable[[frozenset[int
             changed = True
         if chunk == 1 and not changed:
             return applied
-        # halving pays while chunks still apply; once a whole level applies
-        # nothing, halves rarely do either, so go straight to single elements
-        chunk = chunk // 2 if changed else 1
+        # halving pays while chunks still apply; once a level of several chunks
+        # applies nothing, halves rarely do either: go straight to single elements
+        chunks = -(-len(remaining) // chunk)
+        chunk = 1 if not changed and chunks >= 4 else chunk // 2
 
 
 def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:

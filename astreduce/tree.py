@@ -164,14 +164,18 @@ class _Positions:
     def __init__(self, text: str) -> None:
         self.text = text
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._ascii: dict[int, bool] = {}
 
     def offset(self, line: int, col: int) -> int:
         start = self.line_starts[line - 1]
-        head = self.text[start : start + col]
-        if head.isascii():
+        ascii_line = self._ascii.get(line)
+        if ascii_line is None:  # one check per line: very long lines hold thousands of nodes
+            end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
+            ascii_line = self._ascii[line] = self.text[start:end].isascii()
+        if ascii_line:
             return start + col
         end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
-        encoded = self.text[start:end].encode("utf-8")
+        encoded = self.text[start:end].encode("utf-8", errors="surrogateescape")
         return start + len(encoded[:col].decode("utf-8", errors="ignore"))
 
     def line_start(self, offset: int) -> int:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.oracles import Run, Verdict
-from astreduce.oracles.sandbox import Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 _TAIL = 65536
@@ -360,7 +360,7 @@ class CommandOracle:
         signatures = [p.wait() for p in pending.processes]
         first = signatures[0]
         if timeout is None:
-            self.timeout = max(1.0, 10 * max(s.seconds for s in signatures))
+            self.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
         if not (self.script or self.differential or self.criteria.given):
             if first.timed_out:
                 raise NotReproducibleError(f"input does not reproduce: the command timed out after {first.seconds:.1f} s; use --hang to reduce a hang")

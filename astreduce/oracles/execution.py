@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from astreduce.oracles import Run, Target, Verdict
-from astreduce.oracles.sandbox import Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -157,7 +157,7 @@ class ExecOracle:
         saved = self.timeout
         self.timeout = timeout if timeout is not None else 600.0
         run = self.run(text)
-        self.timeout = saved if saved is not None else max(1.0, 10 * run.seconds)
+        self.timeout = saved if saved is not None else max(MIN_TIMEOUT, 10 * run.seconds)
         if timeout is not None:
             self.timeout = timeout
         if self.target is None and run.ending == "exception":

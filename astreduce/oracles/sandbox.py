@@ -31,6 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
+
+#: The shortest default per-test timeout: 10x the original's run time is too
+#: tight for fast originals on a busy machine, where a timeout would pass for UNRESOLVED.
+MIN_TIMEOUT = 2.0
 _counter = itertools.count()
 
 
