@@ -302,8 +302,10 @@ def run_auto(session: Session, plan: Plan) -> None:
         before = session.best_size.key
         if "delete" in by_name:
             _delete_statements(session, plan, by_name["delete"])
+            _delete_elements(session, plan, by_name["delete"])
         for transform in structural:
-            _ranked_passes(session, plan, transform)
+            if transform.name != "delete":
+                _ranked_passes(session, plan, transform)
         if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
                 unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
@@ -341,6 +343,30 @@ def _delete_statements(session: Session, plan: Plan, delete: Transform) -> None:
             return
         node_pass(session, f"delete statements, level {level}", tree, proposals, apply_greedily)
         level += 1
+
+
+def _delete_elements(session: Session, plan: Plan, delete: Transform) -> None:
+    """Hierarchical deletion of everything else that can be dropped, by tree depth.
+
+    One keep-list per depth keeps elements of unrelated sequences apart (a
+    20,000-item list and the statement that uses it), so that halving finds
+    the removable halves instead of failing on mixed chunks.
+    """
+    depth = 1
+    while True:
+        tree = _current_tree(session, plan)
+        if tree is None:
+            return
+        deepest = max(n.depth for n in tree.nodes)
+        if depth > deepest:
+            return
+        proposals = [
+            o
+            for o in delete.opportunities(tree)
+            if tree.nodes[o.target].depth == depth and not is_statement(tree.nodes[o.target].kind)
+        ]
+        node_pass(session, f"delete, depth {depth}", tree, proposals, apply_greedily)
+        depth += 1
 
 
 def _ranked_passes(session: Session, plan: Plan, transform: Transform) -> None:
