@@ -1,0 +1,2 @@
+class C:
+    [super() for name in ()]

@@ -1,0 +1,3 @@
+def g():
+    with a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a:
+        yield
