@@ -40,6 +40,8 @@ from astreduce.session import ProgressEvent
 from astreduce.strategies import STRATEGIES
 from astreduce.transforms import load_transforms, registered_transforms
 
+#: Seconds a stop request may wait for the current test to end before the search is interrupted.
+STOP_GRACE = 2.0
 
 
 class _Group(click.Group):
@@ -50,7 +52,7 @@ class _Group(click.Group):
     status 2 for bad usage, 130 for an interruption.
     """
 
-    def main(  # type: ignore[override]  # same parameters; click's overloads only narrow the return type
+    def main(
         self,
         args: Any = None,
         prog_name: str | None = None,
@@ -104,18 +106,30 @@ def _errors(debug: bool) -> Iterator[None]:
 
 
 @contextmanager
-def _stop_on_signals(stop: StopRequest) -> Iterator[None]:
+def _stop_on_signals(stop: StopRequest, grace: float = STOP_GRACE) -> Iterator[None]:
     """SIGINT and SIGTERM stop the search after the current test; a second one, or one
-    outside the search, interrupts at once (``KeyboardInterrupt``)."""
+    outside the search, interrupts at once (``KeyboardInterrupt``).
+
+    Between two tests the reducer itself may work for a long time (deeply nested
+    input); when the search has not stopped ``grace`` seconds after the request,
+    it is interrupted where it is.
+    """
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if not stop.request():
             raise KeyboardInterrupt
+        signal.setitimer(signal.ITIMER_REAL, grace)
 
-    previous = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    def overdue(signum: int, frame: FrameType | None) -> None:
+        if stop.searching:
+            raise KeyboardInterrupt
+
+    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+    previous = {n: signal.signal(n, overdue if n == signal.SIGALRM else handler) for n in numbers}
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         for number, old in previous.items():
             signal.signal(number, old)
 

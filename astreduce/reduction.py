@@ -98,6 +98,11 @@ class StopRequest:
         self._session: Session | None = None
         self.requested = False
 
+    @property
+    def searching(self) -> bool:
+        """True while the search runs (a stop request can still be honoured)."""
+        return self._session is not None
+
     def request(self) -> bool:
         """Ask the running search to stop.
 

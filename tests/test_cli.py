@@ -521,7 +521,6 @@ def test_signal_before_the_reduction_starts_exits_130(early_interrupt: EarlyInte
     assert not (early_interrupt.folder / "sleepy.reduced.py").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="oracles: Job.wait does not kill its child when interrupted (KeyboardInterrupt)")
 def test_signal_leaves_no_candidate_running(early_interrupt: EarlyInterrupt) -> None:
     deadline = time.monotonic() + 1.0
     while _is_alive(early_interrupt.child) and time.monotonic() < deadline:
