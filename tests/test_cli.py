@@ -528,11 +528,6 @@ def test_signal_leaves_no_candidate_running(early_interrupt: EarlyInterrupt) -> 
     assert not _is_alive(early_interrupt.child)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ChildProcessError,
-    reason="oracles: an interrupt inside Job._finish (after waitpid) leaves _run unset; cancel() then waits again",
-)
 def test_cancelling_a_test_interrupted_while_it_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a Ctrl-C at the wrong moment did before the CLI stopped between tests: exit 1, a traceback."""
     from astreduce.oracles import Target, execution

@@ -247,11 +247,6 @@ def test_mixed_line_endings(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("strategy", ["lines", "tokens"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="oracles: a SyntaxError of the candidate itself is ending 'syntax', which never matches a target, "
-    "so the exec oracle cannot reduce input that does not parse, whatever --expect says",
-)
 def test_line_and_token_strategies_reduce_input_that_does_not_parse(tmp_path: Path, strategy: str) -> None:
     path = tmp_path / "broken.py"
     path.write_text("a = 1\nb = 2\nx = (1,\nc = 3\n")

@@ -124,7 +124,10 @@ class Target:
         return cls(run.exception, run.message, match, run.frame if same_frame else None)
 
     def matches(self, run: Run) -> bool:
-        if run.ending != "exception" or not _same_type(run.exception, self.exception):
+        # a candidate that does not compile raises SyntaxError too: it is the
+        # target when the target is a syntax error (reducing a parser's failure)
+        ending_ok = run.ending == "exception" or (run.ending == "syntax" and self.is_syntax_error)
+        if not ending_ok or not _same_type(run.exception, self.exception):
             return False
         if self.frame is not None and run.frame != self.frame:
             return False
@@ -133,6 +136,10 @@ class Target:
         if self.match.startswith("regex:"):
             return re.search(self.match[len("regex:") :], run.message) is not None
         return run.message == (self.message or "")
+
+    @property
+    def is_syntax_error(self) -> bool:
+        return self.exception.rsplit(".", 1)[-1] in ("SyntaxError", "IndentationError", "TabError")
 
     def describe(self) -> str:
         if self.match == "type" or self.message is None:

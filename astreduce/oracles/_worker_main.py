@@ -75,7 +75,8 @@ def _child(request, workdir, report_fd):
         try:
             code = compile(source, path, "exec", dont_inherit=True)
         except BaseException as error:
-            report = {"ending": "syntax", "exception": type(error).__name__, "message": _message(error)}
+            message = error.msg if isinstance(error, SyntaxError) and error.msg else _message(error)
+            report = {"ending": "syntax", "exception": type(error).__name__, "message": message}
         else:
             module = types.ModuleType("__main__")
             module.__file__ = path

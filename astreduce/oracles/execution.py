@@ -93,17 +93,25 @@ class Job:
         self._finish(_decode_report(self._buffer, seconds), eof=True)
 
     def _finish(self, run: Run, eof: bool = False) -> None:
+        if self._run is not None:
+            return
         kill_group(self.pid)
-        _, status = os.waitpid(self.pid, 0)
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:  # reaped already (an interrupt arrived after the wait)
+            status = 0
         self.cap.kill_all()  # after the wait: an unreaped child would still count as a member
         if eof and run.ending == "crash" and not run.detail:
             if os.WIFSIGNALED(status):
                 run = Run("crash", seconds=run.seconds, detail=f"killed by {signal.Signals(os.WTERMSIG(status)).name}")
             else:
                 run = Run("crash", seconds=run.seconds, detail=f"exited with status {os.waitstatus_to_exitcode(status)} without a report")
-        os.close(self.fd)
+        self._run = run  # before the cleanup: an interrupt there must not make us wait twice
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
         remove_workdir(self.workdir)
-        self._run = run
 
 
 def _decode_report(data: bytes, seconds: float) -> Run:
@@ -160,7 +168,7 @@ class ExecOracle:
         self.timeout = saved if saved is not None else max(MIN_TIMEOUT, 10 * run.seconds)
         if timeout is not None:
             self.timeout = timeout
-        if self.target is None and run.ending == "exception":
+        if self.target is None and run.ending in ("exception", "syntax"):
             self.target = Target.from_run(run, match, same_frame)
         elif self.target is not None and same_frame and run.ending == "exception":
             self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
@@ -234,7 +242,7 @@ def _syntax_error(source: str, filename: str) -> Run | None:
     except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise
-        return Run("syntax", exception=type(error).__qualname__, message=_message(error))
+        return Run("syntax", exception=type(error).__qualname__, message=_syntax_message(error))
     return None
 
 
@@ -261,7 +269,7 @@ def _child(source: str, filename: str, workdir: str, search_path: str, report_fd
         try:
             code = compile(source, path, "exec", dont_inherit=True)
         except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
-            report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _message(error)}
+            report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _syntax_message(error)}
         else:
             module = types.ModuleType("__main__")
             module.__file__ = path
@@ -297,6 +305,13 @@ def _default_warnings() -> None:
     warnings.filterwarnings("default", category=DeprecationWarning, module="__main__", append=True)
     for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
         warnings.filterwarnings("ignore", category=category, append=True)
+
+
+def _syntax_message(error: BaseException) -> str:
+    """A compile error's message without its place: "'(' was never closed", not "... (x.py, line 3)"."""
+    if isinstance(error, SyntaxError) and error.msg:
+        return str(error.msg)
+    return _message(error)
 
 
 def _qualified(cls: type) -> str:
