@@ -6,11 +6,18 @@ Assignment → ``pass``; comparison → ``False`` / ``True``; boolean operation
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterator
 
-from astreduce.reducer import BlockHole, Edit, Hole, Replacement
-from astreduce.transforms import Transform
+from astreduce.reducer import BlockHole, Edit, Replacement, Slice
+from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms.expressions import hoisted
 from astreduce.tree import Node, Tree
+
+
+#: The ``else:`` line that opens an else-block (a comment may mention "else" too).
+_ELSE = re.compile(r"^[ \t]*else[ \t]*:", re.MULTILINE)
 
 
 class AssignToPass(Transform):
@@ -60,14 +67,17 @@ class BoolOpToOperand(Transform):
         yield "True"
         yield "False"
         for operand in tree.fields[node.id].get("values", ()):
-            yield Replacement((Hole(operand),))
+            replacement = hoisted(tree, node.id, operand)
+            if replacement is not None:
+                yield replacement
 
 
 class IfToBody(Transform):
     """Replace an ``if`` statement with its body or its else-body, re-indented.
 
     Applies to: If statements (``if __name__ == "__main__":`` included).
-    Yields: the body, then the ``else`` (or ``elif``) part when there is one.
+    Yields: the body, then the ``else`` (or ``elif``) part when there is one. An
+    ``elif`` keeps its place as the ``else`` of the ``if`` above it.
     """
 
     name = "if-to-body"
@@ -76,6 +86,36 @@ class IfToBody(Transform):
     node_kinds = frozenset({"If"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
-        yield Replacement((BlockHole(node.id, "body"),))
-        if tree.fields[node.id].get("orelse"):
-            yield Replacement((BlockHole(node.id, "orelse"),))
+        fields = tree.fields[node.id]
+        orelse = fields.get("orelse", ())
+        if not tree.text.startswith("elif", node.start):
+            yield Replacement((BlockHole(node.id, "body"),))
+            if orelse:
+                yield Replacement((BlockHole(node.id, "orelse"),))
+            return
+        # An ``elif`` is the else-branch of the ``if`` above it: its body stays in that
+        # branch (``elif b: y`` → ``else: y``), else ``y`` would run unconditionally.
+        test = tree.nodes[fields["test"][0]]
+        body_end = tree.nodes[fields["body"][-1]].end
+        yield Replacement(("else", Slice(tree.text.index(":", test.end), body_end)))
+        if orelse and tree.text.startswith("elif", tree.nodes[orelse[0]].start):
+            yield Replacement((BlockHole(node.id, "orelse"),))  # the next elif moves up
+        elif orelse:
+            keyword = _ELSE.search(tree.text, body_end, tree.nodes[orelse[0]].start)
+            if keyword is not None:
+                yield Replacement(("else", Slice(keyword.end() - 1, tree.nodes[orelse[-1]].end)))
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        # An elif's else-part starts with ``else``, valid only right after the
+        # branch above it: ranked after every if's else-part, so that one pass
+        # never combines it with hoisting the else-part of the if around it.
+        for opportunity in super().opportunities(tree):
+            is_elif = tree.text.startswith("elif", tree.nodes[opportunity.target].start)
+            if is_elif and opportunity.rank == 1 and _starts_else(opportunity):
+                opportunity = dataclasses.replace(opportunity, rank=2)
+            yield opportunity
+
+
+def _starts_else(opportunity: Opportunity) -> bool:
+    edit = opportunity.edits[opportunity.target]
+    return isinstance(edit, Replacement) and edit.parts[:1] == ("else",)

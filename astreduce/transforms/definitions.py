@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 
 from astreduce.reducer import DROP, Edit, Hole, Replacement, Slice
-from astreduce.transforms import Transform
+from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms.statements import with_earlier_defaults
 from astreduce.tree import Node, Tree
 
 _ASYNC = re.compile(r"async\s+")
@@ -36,7 +38,9 @@ class DropDefault(Transform):
     """Drop a parameter's default value together with its ``=``.
 
     Applies to: defaults of positional and keyword-only parameters.
-    Yields: the parameter without a default.
+    Yields: the parameter without a default; a positional default goes together
+    with the positional defaults before it (``def f(a, b=1)`` is valid,
+    ``def f(a=1, b)`` is not).
     """
 
     name = "drop-default"
@@ -45,6 +49,10 @@ class DropDefault(Transform):
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         if node.field in ("defaults", "kw_defaults") and node.id in tree.drop_spans:
             yield DROP
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        for opportunity in super().opportunities(tree):
+            yield dataclasses.replace(opportunity, edits=with_earlier_defaults(tree, opportunity.target))
 
 
 class DropDocstring(Transform):

@@ -11,11 +11,11 @@ import tokenize
 from collections.abc import Iterator
 
 from astreduce.transforms import TextOpportunity, TextTransform
+from astreduce.transforms.expressions import is_store
 from astreduce.tree import Tree
 
-#: Node kinds and fields whose names the file defines.
+#: Node kinds whose names the file defines (assigned names are found by is_store).
 _DEFINING_KINDS = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef", "arg"})
-_DEFINING_FIELDS = frozenset({"targets", "target", "optional_vars", "elts"})
 _RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
 
 
@@ -39,7 +39,8 @@ class RenameIdentifiers(TextTransform):
     Applies to: names of functions, classes, parameters and assigned variables
     (not imported modules, dunder names, builtins, or names used inside f-strings).
     Yields: one proposal per identifier, renaming every token with that name
-    (attribute and keyword uses included) to the next free short name.
+    (attribute and keyword uses included, except attributes and keywords of
+    modules and builtins: ``os.path``, ``print(end=...)``) to the next free short name.
     Notes: a late pass; it shortens bytes, not tokens.
     """
 
@@ -53,18 +54,18 @@ class RenameIdentifiers(TextTransform):
         defined: dict[str, None] = {}
         for node in tree.nodes:
             if node.name and (
-                node.kind in _DEFINING_KINDS
-                or (node.kind == "Name" and tree.nodes[node.parent].field in _DEFINING_FIELDS)
-                or (node.kind == "Name" and node.field in _DEFINING_FIELDS)
+                node.kind in _DEFINING_KINDS or (node.kind == "Name" and is_store(tree, node.id))
             ):
                 defined.setdefault(node.name)
         in_fstrings = " ".join(tree.source(n.id) for n in tree.nodes if n.kind == "JoinedStr")
+        foreign = _foreign_positions(tree, defined)
         positions: dict[str, list[tuple[int, int]]] = {}
         offsets = _line_offsets(tree.text)
         for token in tokens:
             start = offsets[token.start[0] - 1] + token.start[1]
-            positions.setdefault(token.string, []).append((start, start + len(token.string)))
-        used = set(positions)
+            if start not in foreign:
+                positions.setdefault(token.string, []).append((start, start + len(token.string)))
+        used = {t.string for t in tokens}
         fresh = (n for n in short_names() if n not in used and n not in _RESERVED)
         for old in defined:
             if len(old) <= 1 or old in _RESERVED or (old.startswith("__") and old.endswith("__")):
@@ -75,6 +76,32 @@ class RenameIdentifiers(TextTransform):
             if len(new) >= len(old):
                 continue
             yield TextOpportunity(self.name, tuple((s, e, new) for s, e in positions[old]))
+
+
+def _foreign_positions(tree: Tree, defined: dict[str, None]) -> set[int]:
+    """Offsets of attribute and keyword names that belong to objects the file does not define.
+
+    ``os.path`` and ``print(x, end="")`` keep their names even when the file
+    has a parameter ``path`` or a variable ``end``: renaming those uses would
+    break the program, so the renaming would never apply at all.
+    """
+    foreign: set[int] = set()
+    for node in tree.nodes:
+        if node.kind == "Attribute" and node.name and _is_foreign(tree, tree.child(node.id, "value"), defined):
+            foreign.add(node.start + tree.source(node.id).rfind(node.name))
+        elif node.kind == "keyword" and node.name and tree.nodes[node.parent].kind == "Call":
+            if _is_foreign(tree, tree.child(node.parent, "func"), defined):
+                foreign.add(node.start)
+    return foreign
+
+
+def _is_foreign(tree: Tree, node_id: int | None, defined: dict[str, None]) -> bool:
+    """Whether the expression is rooted in a name the file does not define (a module, a builtin)."""
+    while node_id is not None and tree.nodes[node_id].kind == "Attribute":
+        node_id = tree.child(node_id, "value")
+    if node_id is None or tree.nodes[node_id].kind != "Name":
+        return False
+    return tree.nodes[node_id].name not in defined
 
 
 def _line_offsets(text: str) -> list[int]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from astreduce.reducer import Edit
 from astreduce.transforms import Transform
-from astreduce.transforms.expressions import EXPRESSIONS, STORE_FIELDS
+from astreduce.transforms.expressions import EXPRESSIONS, is_store, owns_call_parentheses
 from astreduce.tree import Node, Tree
 
 #: Constants tried in place of an expression, simplest first.
@@ -33,6 +33,10 @@ def constants_for(tree: Tree, node: Node) -> tuple[str, str]:
     return ("0", "None")
 
 
+def _is_attribute_value(tree: Tree, node: Node) -> bool:
+    return node.field == "value" and tree.nodes[node.parent].kind == "Attribute"
+
+
 def _literal(tree: Tree, node: Node) -> object:
     try:
         return ast.literal_eval(tree.source(node.id).strip())
@@ -47,6 +51,10 @@ class ExpressionToConstant(Transform):
     (names included: that unties a use from its definition).
     Yields: two constants chosen by context: ``()`` and ``''`` where the value
     is iterated or searched, ``''`` and ``0`` next to strings, else ``0`` and ``None``.
+    Notes: never an assignment target (nor an element of one), a decorator or
+    the class of a class pattern; ``None`` instead of ``0`` before an attribute
+    (``0.x`` reads as a float); ``(0)`` for a generator expression that is a
+    call's only argument, whose parentheses are the call's.
     """
 
     name = "to-constant"
@@ -54,18 +62,26 @@ class ExpressionToConstant(Transform):
     node_kinds = EXPRESSIONS - {"Constant", "Starred", "JoinedStr"}
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
-        if node.field in STORE_FIELDS or node.field in ("decorator_list",):
+        if is_store(tree, node.id) or node.field in ("decorator_list",):
             return
         parent = tree.nodes[node.parent]
-        if parent.kind in ("Attribute", "Subscript") and node.field == "value" and parent.field in STORE_FIELDS:
+        if parent.kind in ("Attribute", "Subscript") and node.field == "value" and is_store(tree, parent.id):
             return
-        yield from constants_for(tree, node)
+        if parent.kind == "MatchClass" and node.field == "cls":
+            return  # a class pattern needs a name: ``case 0(x):`` does not parse
+        constants = constants_for(tree, node)
+        if _is_attribute_value(tree, node):
+            constants = tuple(dict.fromkeys("None" if c == "0" else c for c in constants))  # ``0.x`` is a float
+        for constant in constants:
+            # a generator expression may be a call's only argument and own the call's parentheses
+            yield f"({constant})" if owns_call_parentheses(tree, node.id) else constant
 
 
 class SimplifyNumber(Transform):
     """Replace a number with ``0`` or ``1``.
 
-    Applies to: int, float and complex constants other than 0 and 1.
+    Applies to: int, float and complex constants other than 0 and 1, except
+    before an attribute (``(255).bit_length()``: ``0.bit_length()`` does not parse).
     Yields: ``0``, then ``1``.
     """
 
@@ -76,6 +92,8 @@ class SimplifyNumber(Transform):
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         if node.constant not in ("int", "float", "complex"):
             return
+        if _is_attribute_value(tree, node):
+            return  # ``0.real`` would read as the float ``0.`` followed by a name
         text = tree.source(node.id).strip()
         for small in ("0", "1"):
             if text != small:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from astreduce.reducer import DROP, Edit, Replacement, Slice
-from astreduce.transforms import Transform
-from astreduce.tree import Node, Tree
+from astreduce.transforms import Opportunity, Transform
+from astreduce.tree import Node, Sequence, Tree
 
 
 class Delete(Transform):
@@ -17,7 +18,8 @@ class Delete(Transform):
     imported names; ``with`` items; ``except`` handlers; comprehension
     conditions; boolean operands; optional parts (defaults, annotations,
     ``as`` targets, ``assert`` messages, ``raise ... from`` causes, slice bounds).
-    Yields: the drop, when the sequence keeps enough elements to stay valid.
+    Yields: the drop, when the sequence keeps enough elements to stay valid; a
+    positional default goes together with the positional defaults before it.
     """
 
     name = "delete"
@@ -28,10 +30,37 @@ class Delete(Transform):
         place = tree.element_of.get(node.id)
         if place is not None:
             sequence, _ = place
-            if len(sequence.elements) > sequence.min_kept:
+            if len(sequence.elements) > sequence.min_kept and not _is_lone_pass(tree, node, sequence):
                 yield DROP
         elif node.id in tree.drop_spans:
             yield DROP
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        for opportunity in super().opportunities(tree):
+            if opportunity.edits.get(opportunity.target) is DROP:
+                edits = with_earlier_defaults(tree, opportunity.target)
+                if len(edits) > 1:
+                    opportunity = dataclasses.replace(opportunity, edits=edits)
+            yield opportunity
+
+
+def with_earlier_defaults(tree: Tree, node_id: int) -> dict[int, Edit]:
+    """Drops of a positional default and of every positional default before it.
+
+    ``def f(a=1, b=2)`` cannot lose ``=2`` alone: a parameter without a default
+    may not follow one with a default. Keyword-only defaults go one by one.
+    """
+    node = tree.nodes[node_id]
+    if node.field != "defaults":
+        return {node_id: DROP}
+    defaults = tree.fields[node.parent].get("defaults", ())
+    return {d: DROP for d in defaults[: defaults.index(node_id) + 1]}
+
+
+def _is_lone_pass(tree: Tree, node: Node, sequence: Sequence) -> bool:
+    """Dropping a block's only ``pass`` renders the same text: not worth a proposal."""
+    is_lone = sequence.kind == "block" and len(sequence.elements) == 1 and sequence.empty == "pass"
+    return node.kind == "Pass" and is_lone
 
 
 class DropElse(Transform):

@@ -1,0 +1,6 @@
+# flags: --require "def f"
+def f():
+    x = 1
+# output
+def f():
+    pass

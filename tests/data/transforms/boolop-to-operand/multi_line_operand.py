@@ -1,0 +1,7 @@
+# flags: --require "b +"
+x = (a or
+     b +
+     c)
+# output
+x = (b +
+     c)

@@ -1,0 +1,6 @@
+# flags: --require "if"
+if x == 1:
+    y = 2
+# output
+if False:
+    y = 2

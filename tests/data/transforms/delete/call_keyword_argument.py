@@ -1,0 +1,11 @@
+# flags: --require "end="
+result = print(
+    "a",
+    "b",
+    sep="-",
+    end="!",
+)
+# output
+result = print(
+    end="!",
+)

@@ -1,0 +1,4 @@
+# flags: --require "**extra"
+d = {**base, "k": 1, **extra}
+# output
+d = {**extra}

@@ -1,0 +1,4 @@
+# flags: --require "f'{"
+log(f'{name!r:>{width}}', level, *rest, **options)
+# output
+log(f'{name!r:>{width}}')

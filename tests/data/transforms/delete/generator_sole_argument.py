@@ -1,0 +1,4 @@
+# flags: --require "print("
+print(x for x in y)
+# output
+print()

@@ -1,0 +1,6 @@
+# flags: --require "b"
+def f(a, b, /):
+    pass
+# output
+def f(b, /):
+    pass

@@ -1,0 +1,4 @@
+# flags: --require "b,)"
+x = (a, b,)
+# output
+x = (b,)

@@ -1,0 +1,6 @@
+# flags: --require "g()"
+async def f():
+    await g()
+# output
+def f():
+    g()

@@ -1,0 +1,6 @@
+# flags: --require "def f"
+def f():
+    """Only a docstring."""
+# output
+def f():
+    pass

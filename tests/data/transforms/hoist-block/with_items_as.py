@@ -1,0 +1,5 @@
+# flags: --require "data"
+with open(p) as f, lock:
+    data = f.read()
+# output
+data = f.read()

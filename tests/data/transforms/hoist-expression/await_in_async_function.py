@@ -1,0 +1,6 @@
+# flags: --require "await"
+async def f():
+    return await g(x)
+# output
+async def f():
+    return await g

@@ -1,0 +1,4 @@
+# flags: --require "len"
+print(len(items) + 1)
+# output
+len

@@ -1,0 +1,4 @@
+# flags: --require "item.name"
+key = lambda item: item.name
+# output
+key = item.name

@@ -1,0 +1,8 @@
+# flags: --require "a +"
+x = f(
+    a +
+    b,
+)
+# output
+x = (a +
+    b)

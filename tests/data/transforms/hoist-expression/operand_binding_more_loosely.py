@@ -1,0 +1,4 @@
+# flags: --require "+"
+y = z * f(a + b)
+# output
+y = (a + b)

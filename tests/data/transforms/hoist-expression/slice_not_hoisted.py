@@ -1,0 +1,4 @@
+# flags: --require ":"
+part = text[start:end]
+# output
+part = text[start:end]

@@ -1,0 +1,10 @@
+# flags: --require "run()"
+class C:
+    def m(self):
+        if (self.ready and
+                self.enabled):
+            run()
+# output
+class C:
+    def m(self):
+        run()

@@ -1,0 +1,4 @@
+# flags: --require "s ="
+s = "hello world"
+# output
+s = ''

@@ -1,0 +1,4 @@
+# flags: --require "data"
+data = b"abc\x00def"
+# output
+data = b''

@@ -1,0 +1,5 @@
+# flags: --require "x ="
+x = ("abc"
+     "def")
+# output
+x = ''

@@ -1,0 +1,4 @@
+# flags: --require "mod"
+name = "module_name"
+# output
+name = 'mod'

@@ -1,0 +1,4 @@
+# flags: --require "x = "
+x = 12345
+# output
+x = 0

@@ -1,0 +1,4 @@
+# flags: --require ".attr"
+y = obj.attr
+# output
+y = None.attr

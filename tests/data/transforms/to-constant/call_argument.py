@@ -1,0 +1,4 @@
+# flags: --require "print("
+print(compute(a, b))
+# output
+print(0)
