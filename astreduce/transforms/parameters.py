@@ -1,0 +1,282 @@
+"""Parameters: remove a parameter at the definition and its argument at every call site."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from astreduce.reducer import DROP, Edit
+from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms.scope import FUNCTIONS, Analysis, analyse, is_dunder
+from astreduce.tree import Tree
+
+#: Decorators that keep a function's signature (anything else may call it differently).
+_KEEPS_SIGNATURE = re.compile(
+    r"^@?\s*(?:staticmethod|classmethod|(?:functools\s*\.\s*)?(?:lru_cache|cache)(?:\(.*\))?)\s*$"
+)
+
+
+class RemoveParameter(Transform):
+    """Remove an unused parameter and the matching argument at every call site.
+
+    Applies to: parameters of functions and methods defined in the file that
+    their body never reads, ``*args`` and ``**kwargs`` included, when every
+    use of the function is a call the transform can see: a function whose
+    name is bound once and only ever called; a method (defined once in the
+    file, in a class whose bases are the file's own) reached only through
+    ``obj.name(...)`` (positions shift by one for ``self``) or
+    ``Cls.name(...)``; ``__init__`` of a class only ever called.
+    Yields: one proposal per parameter: the parameter (with its default)
+    dropped, and at each call its positional argument (by position) or its
+    keyword argument (by name); for ``*args`` the extra positional arguments,
+    for ``**kwargs`` the extra keyword arguments.
+    Notes: a call that passes ``*seq`` or ``**map`` where the parameter could
+    come from leaves the parameter alone.
+    """
+
+    name = "remove-parameter"
+    phase = "definitions"
+    node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        analysis = analyse(tree)
+        if analysis is None:
+            return
+        for node in analysis.asts:
+            if isinstance(node, FUNCTIONS):
+                yield from self._function(analysis, node)
+
+    def _function(
+        self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Iterator[Opportunity]:
+        sites = call_sites(a, function)
+        if sites is None:
+            return
+        args = function.args
+        positional = args.posonlyargs + args.args
+        named = {p.arg for p in positional + args.kwonlyargs}
+        scope = a.body_scope(function)
+        static = _decorated(function, "staticmethod")
+        implicit = 0 if static or not _is_method(a, function) else 1
+        mentions_super = any(
+            isinstance(n, ast.Name) and n.id == "super" for n in a.own_nodes(function)
+        )
+        for index, param in enumerate(
+            positional + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]
+        ):
+            if (
+                a.uses_of(scope, param.arg)
+                or a.id(param) is None
+                or a.bindings_of(scope, param.arg) != [param]
+            ):
+                continue
+            if a.declared_nonlocal(param.arg):
+                continue
+            if index < implicit and param in positional:
+                continue  # self / cls
+            if index == 0 and mentions_super:
+                continue
+            if not _valid_without(args, param):
+                continue
+            edits: dict[int, Edit] = {a.id(param): DROP}  # type: ignore[dict-item]  # checked above
+            complete = True
+            for call, offset in sites:
+                dropped = _arguments_for(call, offset, param, args, positional, named)
+                if dropped is None:
+                    complete = False
+                    break
+                for argument in dropped:
+                    argument_id = a.id(argument)
+                    if argument_id is None or not a.tree.is_droppable(argument_id):
+                        complete = False
+                        break
+                    edits[argument_id] = DROP
+                if not complete:
+                    break
+            if complete:
+                yield Opportunity(self.name, a.id(param), edits)  # type: ignore[arg-type]  # checked above
+
+
+def _decorated(function: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(d, ast.Name) and d.id == name for d in getattr(function, "decorator_list", ())
+    )
+
+
+def _is_method(a: Analysis, function: ast.AST) -> bool:
+    return isinstance(a.parent(function), ast.ClassDef)
+
+
+def _valid_without(args: ast.arguments, param: ast.arg) -> bool:
+    """Whether the parameter list still parses without ``param``.
+
+    The tree drops a bare ``*`` together with the first keyword-only
+    parameter, and ``*args`` takes the marker role with it: the keyword-only
+    parameters left then become positional ones, which must not follow a
+    default without one of their own.
+    """
+    if args.posonlyargs and param is args.posonlyargs[-1]:
+        return False  # the tree leaves the ``/`` behind (``def f(a /)``): see the report of issue 8
+    marker_goes = (param is args.vararg) or (
+        args.vararg is None and args.kwonlyargs and param is args.kwonlyargs[0]
+    )
+    if not marker_goes:
+        return True
+    left = [i for i, p in enumerate(args.kwonlyargs) if p is not param]
+    if not left:
+        return True
+    has_default = bool(args.defaults)
+    return not has_default or all(args.kw_defaults[i] is not None for i in left)
+
+
+def call_sites(
+    a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
+) -> list[tuple[ast.Call, int]] | None:
+    """Every call that reaches ``function``, with the number of implicit leading arguments.
+
+    ``None`` when some use of the function is not such a call (it is passed
+    around, rebound, decorated, or a method the file cannot follow).
+    """
+    if any(not _KEEPS_SIGNATURE.match(a.source(d) or "") for d in function.decorator_list):
+        return None
+    owner = a.parent(function)
+    if isinstance(owner, ast.ClassDef):
+        return _method_sites(a, function, owner)
+    scope = a.scope(function)
+    if a.bindings_of(scope, function.name) != [function]:
+        return None
+    sites: list[tuple[ast.Call, int]] = []
+    for use in a.uses_of(scope, function.name):
+        call = a.parent(use)
+        if not (isinstance(call, ast.Call) and call.func is use):
+            return None
+        sites.append((call, 0))
+    return sites
+
+
+def _method_sites(
+    a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef, cls: ast.ClassDef
+) -> list[tuple[ast.Call, int]] | None:
+    name = function.name
+    if cls.decorator_list or not _own_hierarchy(a, cls):
+        return None
+    if name == "__init__":
+        return _constructor_sites(a, cls)
+    if is_dunder(name) or name in a.strings:
+        return None
+    # defined once among every class of the file (an override would keep the old signature)
+    definitions: list[ast.AST] = []
+    for (scope_key, bound_name), nodes in a.bindings.items():
+        scope = a.scopes.get(scope_key)
+        if bound_name == name and scope is not None and scope.is_class:
+            definitions.extend(nodes)
+    if definitions != [function] or a.uses_of(a.body_scope(cls), name):
+        return None
+    static = _decorated(function, "staticmethod")
+    klass = _decorated(function, "classmethod")
+    class_binding = a.scope(cls)
+    sites: list[tuple[ast.Call, int]] = []
+    for attribute in a.attributes.get(name, ()):
+        call = a.parent(attribute)
+        if not (isinstance(call, ast.Call) and call.func is attribute) or not isinstance(
+            attribute.ctx, ast.Load
+        ):
+            return None
+        receiver = attribute.value
+        through_class = (
+            isinstance(receiver, ast.Name)
+            and receiver.id == cls.name
+            and a.resolved.get(id(receiver)) is class_binding
+        )
+        if isinstance(receiver, ast.Name) and not through_class:
+            home = a.resolved.get(id(receiver))
+            receivers = a.bindings_of(home, receiver.id) if home is not None else []
+            if any(isinstance(b, ast.alias) for b in receivers):
+                return None  # ``module.name(...)``: somebody else's function
+        if static:
+            offset = 0
+        elif klass:
+            offset = 1
+        else:
+            offset = 0 if through_class else 1
+        sites.append((call, offset))
+    return sites
+
+
+def _own_hierarchy(a: Analysis, cls: ast.ClassDef) -> bool:
+    """Whether every base of ``cls`` is ``object`` or a class of the file (so nobody else calls its methods)."""
+    if cls.keywords:
+        return False
+    for base in cls.bases:
+        if not isinstance(base, ast.Name):
+            return False
+        if base.id == "object" and a.resolved.get(id(base)) is None:
+            continue
+        target = a.resolved.get(id(base))
+        if target is None or not any(
+            isinstance(b, ast.ClassDef) for b in a.bindings_of(target, base.id)
+        ):
+            return False
+    return True
+
+
+def _constructor_sites(a: Analysis, cls: ast.ClassDef) -> list[tuple[ast.Call, int]] | None:
+    scope = a.scope(cls)
+    if a.bindings_of(scope, cls.name) != [cls]:
+        return None
+    if any(isinstance(s, ast.FunctionDef) and s.name == "__new__" for s in cls.body):
+        return None
+    for attribute in a.attributes.get("__init__", ()):
+        inside = a.parent(attribute)
+        while inside is not None and inside is not cls:
+            inside = a.parent(inside)
+        if inside is None:
+            return None  # ``x.__init__`` outside the class may reach this one
+    sites: list[tuple[ast.Call, int]] = []
+    for use in a.uses_of(scope, cls.name):
+        call = a.parent(use)
+        if isinstance(call, ast.Attribute) and call.attr != "__init__":
+            continue  # ``Cls.other``: does not construct
+        if not (isinstance(call, ast.Call) and call.func is use):
+            return None  # a subclass, isinstance, a factory: calls the file cannot see
+        sites.append((call, 1))
+    return sites
+
+
+def _arguments_for(
+    call: ast.Call,
+    offset: int,
+    param: ast.arg,
+    args: ast.arguments,
+    positional: list[ast.arg],
+    named: set[str],
+) -> list[ast.AST] | None:
+    """The arguments of ``call`` that feed ``param`` (maybe none), or ``None`` when unknowable."""
+    starred = next(
+        (i for i, x in enumerate(call.args) if isinstance(x, ast.Starred)), len(call.args)
+    )
+    double_star = any(k.arg is None for k in call.keywords)
+    if param is args.vararg:
+        if starred < len(call.args):
+            return None
+        first_extra = max(len(positional) - offset, 0)
+        return list(call.args[first_extra:])
+    if param is args.kwarg:
+        if double_star:
+            return None
+        return [k for k in call.keywords if k.arg not in named]
+    by_keyword = [k for k in call.keywords if k.arg == param.arg]
+    if param in positional:
+        position = positional.index(param) - offset
+        if position < 0:
+            return None
+        if position < starred:
+            return [call.args[position]]
+        if starred < len(call.args):
+            return None  # a ``*seq`` may carry it
+    if by_keyword:
+        return list(by_keyword)
+    if double_star:
+        return None
+    return []

@@ -1,0 +1,791 @@
+"""Scope analysis shared by the whole-program transforms: names, their bindings and uses.
+
+The tree model (:mod:`astreduce.tree`) is plain data and knows nothing of
+scopes; the scope-aware families (parameters, uses, inlining, classes,
+control flow, constants) need to know which ``x`` a ``Name`` refers to, how
+often a name is bound, and which calls reach a function. :func:`analyse`
+re-parses the tree's text with the standard ``ast`` (about as fast as the
+tree itself was built, and cached per text, so the transforms of one pass
+share it), numbers the nodes exactly as the tree does, and resolves every
+name to the scope that binds it, following Python's rules: function scopes
+see enclosing function scopes but not class bodies, ``global`` and
+``nonlocal`` redirect bindings, comprehensions have their own scope.
+
+When the text does not parse with this interpreter (a tree parsed by
+another one) or the numbering disagrees with the tree, :func:`analyse`
+returns ``None`` and the transforms propose nothing: they never guess.
+
+The module also holds what several families need to build proposals:
+parenthesising substituted text, the statement enclosing a node, and
+:func:`shrinks`, which measures a proposal's size change on the changed
+window only (a pass whose net result is not smaller is thrown away, so a
+proposal that grows the program only costs tests).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import io
+import keyword
+import re
+import tokenize
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from astreduce.reducer import Edit, NodeReducer
+from astreduce.tree import Tree
+
+#: Mirrors the tree model's numbering (astreduce.tree): these carry no node of their own...
+_SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
+#: ...and the parts of an f-string are not numbered.
+_OPAQUE = (ast.JoinedStr,)
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+SCOPES = (
+    ast.Module,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    *_COMPREHENSIONS,
+)
+
+
+@dataclass
+class Scope:
+    """One scope: the module, a function or lambda, a class body, or a comprehension."""
+
+    node: ast.AST
+    parent: Scope | None
+    bound: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+
+    @property
+    def is_function(self) -> bool:
+        return isinstance(self.node, (*FUNCTIONS, ast.Lambda, *_COMPREHENSIONS))
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, ast.ClassDef)
+
+
+@dataclass
+class Analysis:
+    """The ``ast`` of a tree's text, numbered like the tree, with names resolved.
+
+    ``uses[(scope node, name)]`` lists the loading ``Name`` nodes that refer
+    to the binding of ``name`` in that scope; ``bindings`` the nodes that bind
+    it there (``Name`` stores and deletes, definitions, imported aliases,
+    parameters, ``except ... as``, ``global`` declarations count as a
+    binding too). Names that resolve to no scope are builtins or undefined.
+    """
+
+    tree: Tree
+    module: ast.Module
+    asts: list[ast.AST]
+    ids: dict[int, int]
+    """``id()`` of an ast node → its tree node id (nodes inside f-strings have none)."""
+    parents: dict[int, ast.AST]
+    scope_of: dict[int, Scope]
+    """``id()`` of an ast node → the scope its code runs in."""
+    uses: dict[tuple[int, str], list[ast.Name]] = field(default_factory=dict)
+    bindings: dict[tuple[int, str], list[ast.AST]] = field(default_factory=dict)
+    attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
+    strings: set[str] = field(default_factory=set)
+    """Every str constant's value (``getattr(obj, "name")`` refers to a name by string)."""
+    in_fstring: set[int] = field(default_factory=set)
+    """``id()`` of nodes inside f-strings: they cannot be edited."""
+    scopes: dict[int, Scope] = field(default_factory=dict)
+    """``id()`` of a scope's node → the scope."""
+    resolved: dict[int, Scope | None] = field(default_factory=dict)
+    """``id()`` of a Name → the scope its name resolves to (``None``: builtin or undefined)."""
+    _reducer: NodeReducer | None = None
+
+    # --- identities ----------------------------------------------------------
+
+    def id(self, node: ast.AST) -> int | None:
+        """The tree node id of ``node`` (``None`` inside an f-string)."""
+        return self.ids.get(id(node))
+
+    def node(self, node_id: int) -> ast.AST:
+        return self.asts[node_id]
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(id(node))
+
+    def source(self, node: ast.AST) -> str:
+        node_id = self.id(node)
+        return "" if node_id is None else self.tree.source(node_id)
+
+    @property
+    def reducer(self) -> NodeReducer:
+        if self._reducer is None:
+            self._reducer = NodeReducer(self.tree)
+        return self._reducer
+
+    # --- scopes ----------------------------------------------------------------
+
+    @property
+    def module_scope(self) -> Scope:
+        return self.scopes[id(self.module)]
+
+    def scope(self, node: ast.AST) -> Scope:
+        """The scope in which ``node`` is evaluated."""
+        return self.scope_of[id(node)]
+
+    def body_scope(self, definition: ast.AST) -> Scope:
+        """The scope that a function, lambda, class or comprehension opens."""
+        return self.scopes[id(definition)]
+
+    def lookup(self, scope: Scope, name: str) -> Scope | None:
+        """The scope a load of ``name`` made in ``scope`` refers to (``None``: builtin or undefined)."""
+        return _lookup(self.module_scope, scope, name)
+
+    def same_meaning(self, root: ast.AST, inside: Scope, at: Scope) -> bool:
+        """Whether every free name read in ``root`` (not bound in ``inside``) means the same at ``at``.
+
+        Names bound in scopes nested in ``root`` (a lambda's parameters, a
+        comprehension's variables) travel with it and are not checked.
+        """
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                target = self.resolved.get(id(node))
+                if target is inside or (target is not None and _within(self, target.node, root)):
+                    continue
+                if self.lookup(at, node.id) is not target:
+                    return False
+        return True
+
+    def declared_nonlocal(self, name: str) -> bool:
+        """Whether some scope declares ``nonlocal name`` (its binding must then stay)."""
+        return any(name in scope.nonlocals for scope in self.scopes.values())
+
+    def binds_nonlocal(self, statement: ast.AST) -> bool:
+        """Whether ``statement`` binds a name some scope declares ``nonlocal`` (dropping it may not compile)."""
+        declared = {n for scope in self.scopes.values() for n in scope.nonlocals}
+        if not declared:
+            return False
+        return any(
+            isinstance(n, ast.Name)
+            and not isinstance(n.ctx, ast.Load)
+            and n.id in declared
+            or isinstance(n, DEFINITIONS)
+            and n.name in declared
+            for n in ast.walk(statement)
+        )
+
+    def uses_of(self, scope: Scope, name: str) -> list[ast.Name]:
+        return self.uses.get((id(scope.node), name), [])
+
+    def bindings_of(self, scope: Scope, name: str) -> list[ast.AST]:
+        return self.bindings.get((id(scope.node), name), [])
+
+    def references(self, name: str) -> int:
+        """How often ``name`` occurs at all: names, attributes, strings (a loose upper bound)."""
+        count = sum(len(v) for (_, n), v in self.uses.items() if n == name)
+        count += sum(len(v) for (_, n), v in self.bindings.items() if n == name)
+        return count + len(self.attributes.get(name, ())) + (name in self.strings)
+
+    # --- statements ----------------------------------------------------------------
+
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The nearest statement holding ``node`` (itself if it is one)."""
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self.parent(current)
+        return current
+
+    def own_nodes(self, root: ast.AST) -> Iterator[ast.AST]:
+        """Descendants of ``root`` evaluated in its own scope (nested definitions' bodies left out)."""
+        stack = list(ast.iter_child_nodes(root))
+        while stack:
+            current = stack.pop()
+            yield current
+            if isinstance(current, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
+                # their decorators, defaults and bases run here; their bodies do not
+                if isinstance(current, ast.ClassDef):
+                    stack.extend(
+                        current.bases + [k.value for k in current.keywords] + current.decorator_list
+                    )
+                elif isinstance(current, ast.Lambda):
+                    stack.extend(current.args.defaults + [d for d in current.args.kw_defaults if d])
+                else:
+                    stack.extend(current.decorator_list + current.args.defaults)
+                    stack.extend(d for d in current.args.kw_defaults if d)
+                continue
+            stack.extend(ast.iter_child_nodes(current))
+
+    # --- size --------------------------------------------------------------------
+
+    def render(self, edits: Mapping[int, Edit]) -> str:
+        return self.reducer.render(edits)
+
+
+_CACHE: dict[str, Analysis | None] = {}
+
+
+def analyse(tree: Tree) -> Analysis | None:
+    """The analysis of ``tree``, or ``None`` when it cannot be made.
+
+    Cached on the tree itself (it lives as long as the tree: the transforms
+    of a pass share it) and, for the last few texts, by text (the passes of
+    a round parse the same text again).
+    """
+    attached = getattr(tree, _ATTRIBUTE, _NONE)
+    if attached is None or isinstance(attached, Analysis):
+        return attached
+    if tree.text in _CACHE:
+        cached = _CACHE[tree.text]
+        if cached is None or cached.tree is tree or _same_tree(cached.tree, tree):
+            _attach(tree, cached)
+            return cached
+    analysis = _build(tree)
+    if len(_CACHE) >= 4:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[tree.text] = analysis
+    _attach(tree, analysis)
+    return analysis
+
+
+def _attach(tree: Tree, analysis: Analysis | None) -> None:
+    try:
+        setattr(tree, _ATTRIBUTE, analysis)
+    except AttributeError:  # a slotted tree: the text cache still serves
+        pass
+
+
+_ATTRIBUTE = "_astreduce_scope_analysis"
+_NONE = object()
+
+
+def _same_tree(a: Tree, b: Tree) -> bool:
+    return len(a.nodes) == len(b.nodes)
+
+
+def _build(tree: Tree) -> Analysis | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(tree.text, type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    asts: list[ast.AST] = []
+    parents: dict[int, ast.AST] = {}
+    # one pre-order walk numbers the nodes as the tree does (f-string parts unnumbered)
+    # and records every node's parent
+    stack: list[tuple[ast.AST, bool]] = [(module, True)]
+    while stack:
+        current, numbered = stack.pop()
+        if numbered:
+            asts.append(current)
+        inside = numbered and not isinstance(current, _OPAQUE)
+        children = _children(current)
+        for child in children:
+            parents[id(child)] = current
+        stack.extend((c, inside and not _is_empty_arguments(c)) for c in reversed(children))
+    if len(asts) != len(tree.nodes) or any(
+        type(a).__name__ != n.kind for a, n in zip(asts, tree.nodes)
+    ):
+        return None
+    analysis = Analysis(
+        tree=tree,
+        module=module,
+        asts=asts,
+        ids={id(a): i for i, a in enumerate(asts)},
+        parents=parents,
+        scope_of={},
+    )
+    try:
+        _Resolver(analysis).run()
+    except RecursionError:
+        return None
+    return analysis
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, _SKIPPED))
+        elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
+            found.append(value)
+    return found
+
+
+def _is_empty_arguments(node: ast.AST) -> bool:
+    return isinstance(node, ast.arguments) and not (
+        node.posonlyargs or node.args or node.vararg or node.kwonlyargs or node.kwarg
+    )
+
+
+class _Resolver:
+    """Two walks: collect each scope's bindings and declarations, then resolve every name."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.a = analysis
+        self.binders: list[tuple[Scope, str, ast.AST]] = []
+        self.loads: list[tuple[Scope, ast.Name]] = []
+
+    def run(self) -> None:
+        a = self.a
+        root = Scope(a.module, None)
+        a.scopes[id(a.module)] = root
+        self._walk(a.module, root, False)
+        for scope, name, node in self.binders:
+            target = self._binding_scope(scope, name)
+            a.bindings.setdefault((id(target.node), name), []).append(node)
+        for scope, name_node in self.loads:
+            home = self._lookup(scope, name_node.id)
+            a.resolved[id(name_node)] = home
+            if home is not None:
+                a.uses.setdefault((id(home.node), name_node.id), []).append(name_node)
+
+    # --- collecting -------------------------------------------------------------
+
+    def _bind(self, scope: Scope, name: str, node: ast.AST) -> None:
+        scope.bound.add(name)
+        self.binders.append((scope, name, node))
+
+    def _walk(self, root: ast.AST, scope: Scope, in_fstring: bool) -> None:
+        a = self.a
+        stack: list[tuple[ast.AST, Scope, bool]] = [(root, scope, in_fstring)]
+        while stack:
+            node, scope, in_fstring = stack.pop()
+            a.scope_of[id(node)] = scope
+            if in_fstring:
+                a.in_fstring.add(id(node))
+            inner = in_fstring or isinstance(node, ast.JoinedStr)
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    self.loads.append((scope, node))
+                else:
+                    self._bind(scope, node.id, node)
+                continue
+            if isinstance(node, ast.Attribute):
+                a.attributes.setdefault(node.attr, []).append(node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                a.strings.add(node.value)
+            elif isinstance(node, ast.Global):
+                scope.globals.update(node.names)
+                for name in node.names:
+                    self.binders.append((scope, name, node))
+            elif isinstance(node, ast.Nonlocal):
+                scope.nonlocals.update(node.names)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if alias.name != "*":
+                        self._bind(scope, (alias.asname or alias.name).split(".")[0], alias)
+                    a.scope_of[id(alias)] = scope
+                continue
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                self._bind(scope, node.name, node)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                self._bind(scope, node.name, node)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                self._bind(scope, node.rest, node)
+            if isinstance(node, DEFINITIONS):
+                self._bind(scope, node.name, node)
+                inner_scope = Scope(node, scope)
+                a.scopes[id(node)] = inner_scope
+                outer: list[ast.AST] = list(node.decorator_list)
+                if isinstance(node, ast.ClassDef):
+                    outer += [*node.bases, *node.keywords]
+                else:
+                    outer += [node.args] if not _is_empty_arguments(node.args) else []
+                    if node.returns is not None:
+                        outer.append(node.returns)
+                for child in outer:
+                    if isinstance(child, ast.arguments):
+                        self._arguments(child, scope, inner_scope, stack, inner)
+                    else:
+                        stack.append((child, scope, inner))
+                for child in node.body:
+                    stack.append((child, inner_scope, inner))
+                continue
+            if isinstance(node, ast.Lambda):
+                inner_scope = Scope(node, scope)
+                a.scopes[id(node)] = inner_scope
+                self._arguments(node.args, scope, inner_scope, stack, inner)
+                stack.append((node.body, inner_scope, inner))
+                continue
+            if isinstance(node, _COMPREHENSIONS):
+                inner_scope = Scope(node, scope)
+                a.scopes[id(node)] = inner_scope
+                for position, generator in enumerate(node.generators):
+                    a.scope_of[id(generator)] = inner_scope
+                    # the first iterable is evaluated in the enclosing scope
+                    stack.append((generator.iter, scope if position == 0 else inner_scope, inner))
+                    stack.append((generator.target, inner_scope, inner))
+                    for condition in generator.ifs:
+                        stack.append((condition, inner_scope, inner))
+                elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+                for element in elements:
+                    stack.append((element, inner_scope, inner))
+                continue
+            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                # := binds in the nearest scope that is not a comprehension
+                target_scope = scope
+                while (
+                    isinstance(target_scope.node, _COMPREHENSIONS)
+                    and target_scope.parent is not None
+                ):
+                    target_scope = target_scope.parent
+                a.scope_of[id(node.target)] = scope
+                self._bind(target_scope, node.target.id, node.target)
+                stack.append((node.value, scope, inner))
+                continue
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, scope, inner))
+
+    def _arguments(
+        self,
+        args: ast.arguments,
+        outer: Scope,
+        inner: Scope,
+        stack: list[tuple[ast.AST, Scope, bool]],
+        in_fstring: bool,
+    ) -> None:
+        a = self.a
+        a.scope_of[id(args)] = outer
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            stack.append((default, outer, in_fstring))
+        for arg in (
+            args.posonlyargs
+            + args.args
+            + args.kwonlyargs
+            + [x for x in (args.vararg, args.kwarg) if x]
+        ):
+            a.scope_of[id(arg)] = inner
+            self._bind(inner, arg.arg, arg)
+            if arg.annotation is not None:
+                stack.append((arg.annotation, outer, in_fstring))
+
+    # --- resolving ---------------------------------------------------------------
+
+    def _binding_scope(self, scope: Scope, name: str) -> Scope:
+        return _binding_scope(self.a.module_scope, scope, name)
+
+    def _lookup(self, scope: Scope, name: str) -> Scope | None:
+        return _lookup(self.a.module_scope, scope, name)
+
+
+def _binding_scope(module: Scope, scope: Scope, name: str) -> Scope:
+    """Where a binding of ``name`` made in ``scope`` lands."""
+    if name in scope.globals:
+        return module
+    if name in scope.nonlocals:
+        current = scope.parent
+        while current is not None:
+            if current.is_function and name in current.bound and name not in current.nonlocals:
+                return current
+            current = current.parent
+    return scope
+
+
+def _lookup(module: Scope, scope: Scope, name: str) -> Scope | None:
+    """The scope a load of ``name`` in ``scope`` refers to (``None``: builtin or undefined)."""
+    if name in scope.globals:
+        return module if name in module.bound else None
+    if name in scope.nonlocals:
+        return _binding_scope(module, scope, name)
+    if name in scope.bound:
+        return scope
+    current = scope.parent
+    while current is not None:
+        if current.is_class:
+            current = current.parent
+            continue
+        if current is module:
+            return module if name in module.bound else None
+        if name in current.globals:
+            return module if name in module.bound else None
+        if name in current.nonlocals:
+            return _binding_scope(module, current, name)
+        if name in current.bound:
+            return current
+        current = current.parent
+    return None
+
+
+def _within(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
+    current: ast.AST | None = node
+    while current is not None:
+        if current is root:
+            return True
+        current = a.parent(current)
+    return False
+
+
+# --- text -----------------------------------------------------------------------
+
+#: Expressions that are atoms: a substituted text of these needs no parentheses anywhere.
+ATOMS = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Call,
+    ast.List,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.JoinedStr,
+)
+#: Bracketed atoms: their own brackets hold their lines together.
+_BRACKETED = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
+#: (parent kind, field) where any expression but a tuple, a star, ``:=`` or ``yield`` may stand bare.
+_FULL_SLOTS = frozenset(
+    {
+        ("Expr", "value"),
+        ("Assign", "value"),
+        ("AugAssign", "value"),
+        ("AnnAssign", "value"),
+        ("Return", "value"),
+        ("keyword", "value"),
+        ("Call", "args"),
+        ("List", "elts"),
+        ("Set", "elts"),
+        ("Dict", "keys"),
+        ("Dict", "values"),
+        ("If", "test"),
+        ("While", "test"),
+        ("Assert", "test"),
+        ("For", "iter"),
+        ("withitem", "context_expr"),
+        ("Raise", "exc"),
+    }
+)
+_NEVER_BARE = (ast.Tuple, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Starred, ast.Lambda)
+
+
+def parenthesised(text: str) -> bool:
+    """Whether ``text`` is one parenthesised group: ``(a + b)`` yes, ``(a) + (b)`` no."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    brackets = [t.string for t in tokens if t.type == tokenize.OP and t.string in "()[]{}"]
+    depth = 0
+    for position, bracket in enumerate(brackets):
+        depth += 1 if bracket in "([{" else -1
+        if depth == 0 and position != len(brackets) - 1:
+            return False
+    return depth == 0
+
+
+def stands_alone(node: ast.AST, text: str) -> bool:
+    """Whether ``text`` (the source of expression ``node``) can stand wherever an atom can."""
+    if "\n" in text.strip() and not (parenthesised(text) or isinstance(node, _BRACKETED)):
+        return False
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex)):
+        return False  # ``1.real`` does not parse: treated as not atomic, parenthesised where it matters
+    return isinstance(node, ATOMS) or parenthesised(text)
+
+
+def wrap(analysis: Analysis, node: ast.AST, text: str, target: ast.AST) -> tuple[str, str]:
+    """What to put around ``text`` (the source of ``node``) so that it can replace ``target``."""
+    if stands_alone(node, text):
+        return "", ""
+    target_id = analysis.id(target)
+    parent = analysis.parent(target)
+    if target_id is None or parent is None:
+        return "(", ")"
+    slot = (type(parent).__name__, analysis.tree.nodes[target_id].field)
+    one_line = "\n" not in text.strip() or parenthesised(text)
+    if isinstance(node, ast.Constant) and one_line and slot != ("Attribute", "value"):
+        return "", ""
+    if slot in _FULL_SLOTS and one_line and not isinstance(node, _NEVER_BARE):
+        return "", ""
+    if (
+        slot in {("Assign", "value"), ("Return", "value"), ("Expr", "value")}
+        and one_line
+        and isinstance(node, ast.Tuple)
+    ):
+        return "", ""
+    strength, needed = _precedence(node), _needed(parent, target)
+    if one_line and strength is not None and needed is not None and strength >= needed:
+        return "", ""
+    return "(", ")"
+
+
+_BINARY = {
+    ast.BitOr: 7,
+    ast.BitXor: 8,
+    ast.BitAnd: 9,
+    ast.LShift: 10,
+    ast.RShift: 10,
+    ast.Add: 11,
+    ast.Sub: 11,
+    ast.Mult: 12,
+    ast.Div: 12,
+    ast.FloorDiv: 12,
+    ast.Mod: 12,
+    ast.MatMult: 12,
+    ast.Pow: 14,
+}
+_POWER = 14
+_UNARY = 13
+
+
+def _precedence(node: ast.AST) -> int | None:
+    """How tightly an expression binds (Python's operator precedence, higher binds tighter)."""
+    if isinstance(node, ast.Lambda):
+        return 1
+    if isinstance(node, ast.IfExp):
+        return 2
+    if isinstance(node, ast.BoolOp):
+        return 3 if isinstance(node.op, ast.Or) else 4
+    if isinstance(node, ast.UnaryOp):
+        return 5 if isinstance(node.op, ast.Not) else _UNARY
+    if isinstance(node, ast.Compare):
+        return 6
+    if isinstance(node, ast.BinOp):
+        return _BINARY.get(type(node.op))
+    if isinstance(node, ast.Await):
+        return 15
+    return None
+
+
+def _needed(parent: ast.AST, target: ast.AST) -> int | None:
+    """The least precedence an expression needs to stand bare in ``target``'s place."""
+    if isinstance(parent, ast.BinOp):
+        strength = _BINARY.get(type(parent.op))
+        if strength is None:
+            return None
+        if strength == _POWER:
+            return _POWER + 1 if parent.left is target else _UNARY
+        return strength if parent.left is target else strength + 1
+    if isinstance(parent, ast.UnaryOp):
+        return 5 if isinstance(parent.op, ast.Not) else _UNARY
+    if isinstance(parent, ast.BoolOp):
+        return 3 if isinstance(parent.op, ast.Or) else 4
+    if isinstance(parent, ast.Compare):
+        return 7
+    if isinstance(parent, ast.IfExp):
+        return 2 if parent.orelse is target else 3
+    return None
+
+
+def enclosing_statement_id(tree: Tree, node_id: int) -> int:
+    """The nearest statement at or above ``node_id`` (the module, 0, when there is none)."""
+    from astreduce.tree import is_statement
+
+    current = node_id
+    while current > 0 and not is_statement(tree.nodes[current].kind):
+        current = tree.nodes[current].parent
+    return current
+
+
+def is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+# --- size -------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<string>[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*"))
+    | (?P<number>\d[\w.]*(?:[eE][+-]?\d+)?j?|\.\d\w*)
+    | (?P<name>[^\W\d]\w*)
+    | (?P<comment>\#[^\n]*)
+    | (?P<op>\*\*=?|//=?|->|:=|<<=?|>>=?|[-+*/%@&|^=!<>]=|\.\.\.|[-+*/%@&|^~<>=.,:;()\[\]{}])
+    | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Size:
+    """An approximate size: tokens, identifiers, characters (the session's order)."""
+
+    tokens: int
+    identifiers: int
+    chars: int
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.tokens, self.identifiers, self.chars)
+
+
+def approximate_size(text: str) -> Size:
+    """Tokens and identifiers of a fragment, counted by a regular expression (no tokenizer state)."""
+    tokens = identifiers = 0
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "comment":
+            continue
+        tokens += 1
+        if kind == "name" and not keyword.iskeyword(match.group()):
+            identifiers += 1
+    return Size(tokens, identifiers, len(text))
+
+
+def size_change(text: str, candidate: str) -> tuple[int, int, int]:
+    """(tokens, identifiers, characters) of ``candidate`` minus those of ``text``, on the changed lines."""
+    limit = min(len(text), len(candidate))
+    start = _common(text, candidate, limit, False)
+    suffix = _common(text, candidate, limit - start, True)
+    start = text.rfind("\n", 0, start) + 1
+    end = len(text) - suffix
+    newline = text.find("\n", end)
+    end = len(text) if newline < 0 else newline
+    delta = len(candidate) - len(text)
+    old = approximate_size(text[start:end])
+    new = approximate_size(candidate[start : end + delta])
+    return (new.tokens - old.tokens, new.identifiers - old.identifiers, new.chars - old.chars)
+
+
+def _common(a: str, b: str, limit: int, from_end: bool) -> int:
+    """Length of the common prefix (or suffix) of ``a`` and ``b``, at most ``limit``, by bisection."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if (
+            (a[len(a) - middle :] == b[len(b) - middle :])
+            if from_end
+            else (a[:middle] == b[:middle])
+        ):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def shrinks(analysis: Analysis, edits: Mapping[int, Edit], parse: bool = False) -> bool:
+    """Whether rendering ``edits`` makes the program smaller in the session's order.
+
+    With ``parse``, also whether the candidate parses: for the few proposals
+    of a transform whose edits span distant parts of the program, where a
+    flaw of the splicing would otherwise reach the oracle.
+    """
+    candidate = analysis.render(edits)
+    if size_change(analysis.tree.text, candidate) >= (0, 0, 0):
+        return False
+    if parse:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(candidate)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
+
+
+# --- small helpers ----------------------------------------------------------------
+
+
+def position_of(values: list[int], value: int) -> int:
+    """Index of ``value`` in sorted ``values`` (for ordering proposals by position)."""
+    return bisect.bisect_left(values, value)

@@ -1,0 +1,8 @@
+# flags: --require "print("
+LIMIT = 3
+LIMIT = 4
+print(LIMIT)
+# output
+LIMIT = 3
+LIMIT = 4
+print(LIMIT)

@@ -1,0 +1,8 @@
+# flags: --require "print("
+import os
+
+print(os.getcwd is not None, object())
+# output
+import os
+
+print(True, object())
