@@ -46,8 +46,12 @@ class DropParentheses(Transform):
 
     name = "drop-parentheses"
     phase = "simplify"
-    node_kinds = EXPRESSIONS - _OWN_PARENTHESES
+    node_kinds = EXPRESSIONS
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
-        if encloses(tree.source(node.id)):
-            yield Replacement((Slice(node.start + 1, node.end - 1),))
+        text = tree.source(node.id)
+        if not encloses(text):
+            return
+        if node.kind in _OWN_PARENTHESES and not encloses(text[1:-1].strip()):
+            return  # the only pair is the tuple's or generator's own
+        yield Replacement((Slice(node.start + 1, node.end - 1),))

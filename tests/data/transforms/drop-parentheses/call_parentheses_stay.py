@@ -1,0 +1,4 @@
+# flags: --require "(b)"
+x = (f)(b)
+# output
+x = f(b)

@@ -1,0 +1,4 @@
+# flags: --require "(1, 2)"
+y = ((1, 2))
+# output
+y = (1, 2)
