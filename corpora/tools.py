@@ -192,7 +192,8 @@ def load_case(folder: Path) -> Case:
 def load_cases(root: Path | str = CASES_ROOT) -> list[Case]:
     """Every case under ``root`` (a folder per case, holding ``case.toml``), sorted by name."""
     root = Path(root)
-    return [load_case(toml.parent) for toml in sorted(root.glob("*/case.toml"))]
+    # crash_* cases hold command oracles and tool pins: corpora/crash_tools.py reads those
+    return [load_case(toml.parent) for toml in sorted(root.glob("*/case.toml")) if not toml.parent.name.startswith("crash_")]
 
 
 def materialise(case: Case, outdir: Path | str) -> Path:
