@@ -2,10 +2,17 @@
 
 A case built at test time reads a module from the running interpreter's standard
 library (``sysconfig.get_paths()["stdlib"]``), injects one fault by exact text
-replacement, and writes a standalone script: the module's code, then a guard
-that raises a *different* exception when the module is broken in some other
-way, then the failing check.  The script is exec'd as ``__main__``, so
-``if __name__ == "__main__":`` blocks are cut out of the module text.
+replacement, and writes either
+
+- one standalone script (``write_input``): the module's code, then a guard
+  that raises a *different* exception when the module is broken in some other
+  way, then the failing check; or
+- the module alone as ``input.py`` and the guard and the check as ``check.py``
+  (``write_module_and_check``), for a case run with ``--append check.py``:
+  only the module is reduced, so the guard cannot be deleted.
+
+The program is exec'd as ``__main__``, so ``if __name__ == "__main__":``
+blocks are cut out of the module text.
 
 Every replacement must match exactly the expected number of times; otherwise
 the build stops with a message naming the case, the file and the Python
@@ -87,6 +94,42 @@ def write_input(outdir: str, header: str, parts: list[str], name: str = "input.p
     out.mkdir(parents=True, exist_ok=True)
     path = out / name
     path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_module_and_check(
+    outdir: str,
+    header: str,
+    module: str,
+    test_parts: list[str],
+    *,
+    name: str = "input.py",
+    check_name: str = "check.py",
+) -> Path:
+    """Write the module to ``outdir/name`` and the guard and check to ``outdir/check_name``.
+
+    For a case run with ``--append check_name``: the reducer sees the module
+    only and appends the test script, unchanged, to every candidate.  Both
+    files open with the comment header; the program that runs (module, then
+    test script) is compiled once here so that a broken build fails at build
+    time.
+
+    Returns:
+        The path of the module file.
+    """
+    comment = "".join(f"# {line}\n".replace("# \n", "#\n") for line in header.splitlines())
+    module_text = comment + module.rstrip("\n") + "\n"
+    check_text = (
+        comment
+        + "#\n# The test script appended to every candidate (only the module is reduced).\n\n"
+        + "\n\n".join(part.rstrip("\n") + "\n" for part in test_parts)
+    )
+    compile(module_text + check_text, name, "exec")
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / check_name).write_text(check_text, encoding="utf-8")
+    path = out / name
+    path.write_text(module_text, encoding="utf-8")
     return path
 
 

@@ -16,7 +16,9 @@ with the running interpreter, each time from a fresh empty working directory:
 2. the way astreduce's exec oracle runs a candidate: the text compiled and
    exec'd in a fresh namespace whose ``__name__`` is ``"__main__"`` (so
    ``sys.modules["__main__"]`` is *not* that namespace), verifying that the
-   exception's type name and ``str()`` are exactly the target.
+   exception's type name and ``str()`` are exactly the target, and for a case
+   with ``--same-frame`` that the innermost frame's function name is the
+   input's.
 
 It does the same for the case's ``expected_min.py`` (a hand-minimised program
 that still raises the target), and checks that its token count is within
@@ -79,6 +81,11 @@ class Case:
             raise ValueError(f"case {self.name}: args have no --expect")
         exc, _, message = value.partition(":")
         return exc, message
+
+    @property
+    def same_frame(self) -> bool:
+        """Whether the target also names the innermost frame's function (``--same-frame``)."""
+        return "--same-frame" in self.args
 
     @property
     def append(self) -> str | None:
@@ -193,7 +200,11 @@ def load_cases(root: Path | str = CASES_ROOT) -> list[Case]:
     """Every case under ``root`` (a folder per case, holding ``case.toml``), sorted by name."""
     root = Path(root)
     # crash_* cases hold command oracles and tool pins: corpora/crash_tools.py reads those
-    return [load_case(toml.parent) for toml in sorted(root.glob("*/case.toml")) if not toml.parent.name.startswith("crash_")]
+    return [
+        load_case(toml.parent)
+        for toml in sorted(root.glob("*/case.toml"))
+        if not toml.parent.name.startswith("crash_")
+    ]
 
 
 def materialise(case: Case, outdir: Path | str) -> Path:
@@ -258,18 +269,20 @@ def max_tokens_for(min_tokens: int) -> int:
 
 
 # The exec-oracle imitation: compile and exec the text as __main__ in a fresh
-# namespace, then write the exception's type name and str() to a result file.
+# namespace, then write the exception's type name, str() and innermost frame's
+# function name to a result file.
 _EXEC_RUNNER = r"""
-import json, sys
+import json, sys, traceback
 path, result = sys.argv[1], sys.argv[2]
 with open(path, encoding="utf-8") as handle:
     source = handle.read()
 namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-outcome = {"type": None, "message": None}
+outcome = {"type": None, "message": None, "frame": None}
 try:
     exec(compile(source, path, "exec"), namespace)
 except BaseException as exc:
-    outcome = {"type": type(exc).__name__, "message": str(exc)}
+    frames = traceback.extract_tb(exc.__traceback__)
+    outcome = {"type": type(exc).__name__, "message": str(exc), "frame": frames[-1].name}
 with open(result, "w", encoding="utf-8") as handle:
     json.dump(outcome, handle)
 """
@@ -279,10 +292,15 @@ with open(result, "w", encoding="utf-8") as handle:
 class RunResult:
     ok: bool
     detail: str
+    frame: str | None = None  # innermost frame's function name when exec'd
 
 
-def run_program(program: str, expect: tuple[str, str]) -> RunResult:
-    """Run ``program`` as a script and through the exec imitation; compare with ``expect``."""
+def run_program(program: str, expect: tuple[str, str], frame: str | None = None) -> RunResult:
+    """Run ``program`` as a script and through the exec imitation; compare with ``expect``.
+
+    With ``frame``, the exception exec'd as ``__main__`` must also come from a
+    function of that name (``--same-frame``).
+    """
     exc, message = expect
     wanted = {f"{exc}: {message}" if message else exc}
     wanted |= {f"__main__.{line}" for line in wanted}
@@ -300,10 +318,32 @@ def run_program(program: str, expect: tuple[str, str]) -> RunResult:
             timeout=RUN_TIMEOUT,
             stdin=subprocess.DEVNULL,
         )
-        lines = script.stderr.strip().splitlines()
-        last = lines[-1] if lines else "(no exception)"
-        if last not in wanted:
-            return RunResult(False, f"as a script, the final traceback line is {last!r}")
+    lines = script.stderr.strip().splitlines()
+    last = lines[-1] if lines else "(no exception)"
+    if last not in wanted:
+        return RunResult(False, f"as a script, the final traceback line is {last!r}")
+    got = exec_outcome(program)
+    if (got["type"], got["message"]) != (exc, message):
+        return RunResult(False, f"exec'd as __main__, it raised {got['type']}: {got['message']}")
+    if frame is not None and got["frame"] != frame:
+        return RunResult(
+            False, f"exec'd as __main__, it raised in {got['frame']!r}, not in {frame!r}"
+        )
+    return RunResult(True, "", got["frame"])
+
+
+def exec_outcome(program: str) -> dict[str, str | None]:
+    """Exec ``program`` as ``__main__`` (as the exec oracle does), from an empty folder.
+
+    Returns:
+        The exception's ``type`` name, ``message`` (its ``str()``) and innermost
+        ``frame``'s function name; all ``None`` when it raised nothing.
+    """
+    with tempfile.TemporaryDirectory(prefix="corpora-exec-") as tmp:
+        path = Path(tmp) / "program.py"
+        path.write_text(program, encoding="utf-8")
+        workdir = Path(tmp) / "cwd"
+        workdir.mkdir()
         result = Path(tmp) / "result.json"
         subprocess.run(
             [sys.executable, "-c", _EXEC_RUNNER, str(path), str(result)],
@@ -314,12 +354,8 @@ def run_program(program: str, expect: tuple[str, str]) -> RunResult:
             timeout=RUN_TIMEOUT,
             stdin=subprocess.DEVNULL,
         )
-        got = json.loads(result.read_text(encoding="utf-8"))
-        if (got["type"], got["message"]) != (exc, message):
-            return RunResult(
-                False, f"exec'd as __main__, it raised {got['type']}: {got['message']}"
-            )
-    return RunResult(True, "")
+        got: dict[str, str | None] = json.loads(result.read_text(encoding="utf-8"))
+    return got
 
 
 @dataclasses.dataclass
@@ -347,6 +383,14 @@ def _check_toml_parsers(case: Case) -> list[str]:
     return []
 
 
+def _module_alone_problems(what: str, module: str) -> list[str]:
+    """For an ``--append`` case: the module without its test must run without an exception."""
+    got = exec_outcome(module)
+    if got["type"] is None:
+        return []
+    return [f"{what} raises {got['type']}: {got['message']} without the appended test"]
+
+
 def check_case(case: Case) -> CheckRow:
     """Materialise one case and verify it and its ``expected_min.py``."""
     problems: list[str] = []
@@ -363,10 +407,16 @@ def check_case(case: Case) -> CheckRow:
             result = run_program(with_append(text, appended), expect)
             if not result.ok:
                 problems.append(f"input: {result.detail}")
+            frame = result.frame if case.same_frame else None
+            if appended is not None:
+                # The target must come from the appended test, never from the module alone.
+                problems.extend(_module_alone_problems("input", text))
             if case.expected_min.is_file():
                 minimal = case.expected_min.read_text(encoding="utf-8")
                 min_tokens = token_count(minimal)
-                result = run_program(with_append(minimal, appended), expect)
+                result = run_program(with_append(minimal, appended), expect, frame)
+                if appended is not None:
+                    problems.extend(_module_alone_problems("expected_min.py", minimal))
                 if not result.ok:
                     problems.append(f"expected_min.py: {result.detail}")
                 if min_tokens > case.max_tokens:

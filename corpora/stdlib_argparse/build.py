@@ -1,9 +1,12 @@
 """Build the stdlib_argparse case: argparse.py with the append action reversing its items.
 
-Usage: ``python build.py OUTDIR`` writes ``OUTDIR/input.py``: the running
-interpreter's ``argparse.py`` with one injected fault, a guard that raises
-``RuntimeError`` when ordinary parsing breaks, and a check that fails with
-``AssertionError: My Test``.
+Usage: ``python build.py OUTDIR`` writes ``OUTDIR/input.py``, the running
+interpreter's ``argparse.py`` with one injected fault, and ``OUTDIR/check.py``, the
+test script that the case appends to every candidate (``--append check.py``):
+a guard that raises ``RuntimeError`` when ordinary parsing breaks, then a check that
+fails with ``AssertionError: My Test``.  The guard re-raises *every* exception
+as ``RuntimeError``, the target ``AssertionError`` included, so a module that
+raises the target while the guard runs does not count.
 """
 
 import importlib.util
@@ -25,16 +28,26 @@ def _guard():
     parser.add_argument("-n", "--count", type=int, default=1, help="how many copies")
     parser.add_argument("-q", "--quiet", action="store_true", help="say nothing")
     parser.add_argument("-I", "--include", action="append", dest="includes", help="search here")
-    ns = parser.parse_args(["data.txt", "-n", "3", "--quiet", "-I", "lib"])
-    if (ns.path, ns.count, ns.quiet, ns.includes) != ("data.txt", 3, True, ["lib"]):
+    # a repeated option accumulates (equal values: the order cannot show)
+    ns = parser.parse_args(["data.txt", "-n", "3", "--quiet", "-I", "lib", "-I", "lib"])
+    if (ns.path, ns.count, ns.quiet, ns.includes) != ("data.txt", 3, True, ["lib", "lib"]):
         raise RuntimeError("unexpected namespace %r" % (ns,))
     if not parser.format_usage().startswith("usage: tool"):
         raise RuntimeError("usage is broken")
+    # the check's own parser, with equal values (their order cannot show)
+    same = ArgumentParser(prog="tool", exit_on_error=False)
+    same.add_argument("-I", "--include", action="append", dest="includes")
+    if same.parse_args(["-I", "a", "-I", "a"]).includes != ["a", "a"]:
+        raise RuntimeError("an option given twice is broken")
+    # every parse starts afresh from the defaults: nothing leaks from one to the next
+    ns = parser.parse_args(["other.txt"])
+    if (ns.path, ns.count, ns.quiet, ns.includes) != ("other.txt", 1, False, None):
+        raise RuntimeError("defaults are broken, or a parse leaks into the next")
 
 
 try:
     _guard()
-except Exception as exc:
+except Exception as exc:  # the target exception too: it must come from the check
     raise RuntimeError("guard failed: %r" % (exc,)) from exc
 """
 
@@ -61,7 +74,7 @@ def build(outdir: str) -> Path:
         "corpora/stdlib_argparse/build.py. Injected fault: _AppendAction inserts each\n"
         "value at the front, so repeated options come out reversed."
     )
-    return sb.write_input(outdir, header, [text, GUARD, CHECK])
+    return sb.write_module_and_check(outdir, header, text, [GUARD, CHECK])
 
 
 if __name__ == "__main__":

@@ -1,9 +1,13 @@
 """Build the stdlib_shlex case: shlex.py leaving the quotes after an escaped quote.
 
-Usage: ``python build.py OUTDIR`` writes ``OUTDIR/input.py``: the running
-interpreter's ``shlex.py`` with one injected fault, a guard that raises
-``RuntimeError`` when ordinary splitting and quoting break, and a check that
-fails inside the module with ``ValueError: No closing quotation``.
+Usage: ``python build.py OUTDIR`` writes ``OUTDIR/input.py``, the running
+interpreter's ``shlex.py`` with one injected fault, and ``OUTDIR/check.py``, the
+test script that the case appends to every candidate (``--append check.py``):
+a guard that raises ``RuntimeError`` when ordinary splitting and quoting break,
+then a check that fails inside the module with ``ValueError: No closing
+quotation``.  The guard re-raises *every* exception as ``RuntimeError``, the
+target ``ValueError`` included, so a module that raises the target while the
+guard runs does not count.
 """
 
 import importlib.util
@@ -22,6 +26,10 @@ GUARD = """\
 def _guard():
     if split('cp "my file.txt" backup/') != ["cp", "my file.txt", "backup/"]:
         raise RuntimeError("split of double quotes is broken")
+    # An escaped quote inside double quotes, then quotes placed so that the result
+    # does not depend on the state after the escape: the escape itself must work.
+    if split('x "a\\\\"b"c\\\\"d') != ["x", 'a"bc"d']:
+        raise RuntimeError("escapes inside double quotes are broken")
     if split("echo 'a b' c\\\\ d # note", comments=True) != ["echo", "a b", "c d"]:
         raise RuntimeError("split of single quotes, escapes or comments is broken")
     if join(["rm", "-rf", "it's here"]) != "rm -rf 'it'\\"'\\"'s here'":
@@ -33,7 +41,7 @@ def _guard():
 
 try:
     _guard()
-except Exception as exc:
+except Exception as exc:  # the target exception too: it must come from the check
     raise RuntimeError("guard failed: %r" % (exc,)) from exc
 """
 
@@ -58,7 +66,7 @@ def build(outdir: str) -> Path:
         "corpora/stdlib_shlex/build.py. Injected fault: after a backslash inside double\n"
         "quotes read_token returns to the word state instead of the quote state."
     )
-    return sb.write_input(outdir, header, [text, GUARD, CHECK])
+    return sb.write_module_and_check(outdir, header, text, [GUARD, CHECK])
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """Build the stdlib_textwrap case: textwrap.py ignoring the subsequent indent's width.
 
-Usage: ``python build.py OUTDIR`` writes ``OUTDIR/input.py``: the running
-interpreter's ``textwrap.py`` with one injected fault, a guard that raises
-``RuntimeError`` when ordinary wrapping breaks, and a check that fails with
-``AssertionError: My Test``.
+Usage: ``python build.py OUTDIR`` writes ``OUTDIR/input.py``, the running
+interpreter's ``textwrap.py`` with one injected fault, and ``OUTDIR/check.py``, the
+test script that the case appends to every candidate (``--append check.py``):
+a guard that raises ``RuntimeError`` when ordinary wrapping breaks, then a check that
+fails with ``AssertionError: My Test``.  The guard re-raises *every* exception
+as ``RuntimeError``, the target ``AssertionError`` included, so a module that
+raises the target while the guard runs does not count.
 """
 
 import importlib.util
@@ -24,6 +27,10 @@ def _guard():
         raise RuntimeError("wrap is broken")
     if fill("one two three", width=9, initial_indent="> ") != "> one two\\nthree":
         raise RuntimeError("fill is broken")
+    # indents of equal width: continuation lines work unless the widths differ
+    lines = wrap("one two three four", width=10, initial_indent="* ", subsequent_indent="  ")
+    if lines != ["* one two", "  three", "  four"]:
+        raise RuntimeError("subsequent_indent is broken")
     if dedent("    a\\n      b\\n") != "a\\n  b\\n":
         raise RuntimeError("dedent is broken")
     if shorten("Hello  world, how are you", width=16) != "Hello [...]":
@@ -32,7 +39,7 @@ def _guard():
 
 try:
     _guard()
-except Exception as exc:
+except Exception as exc:  # the target exception too: it must come from the check
     raise RuntimeError("guard failed: %r" % (exc,)) from exc
 """
 
@@ -57,7 +64,7 @@ def build(outdir: str) -> Path:
         "corpora/stdlib_textwrap/build.py. Injected fault: _wrap_chunks measures every\n"
         "line against the initial indent, so continuation lines overflow the width."
     )
-    return sb.write_input(outdir, header, [text, GUARD, CHECK])
+    return sb.write_module_and_check(outdir, header, text, [GUARD, CHECK])
 
 
 if __name__ == "__main__":
