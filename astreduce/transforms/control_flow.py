@@ -358,9 +358,9 @@ class FunctionToBody(Transform):
         a = analyse(tree)
         if a is None:
             return
-        for function, call in single_calls(a):
-            if a.scope(call).node is not a.module:
+        for site in single_calls(a):
+            if site.receiver is not None or a.scope(site.call).node is not a.module:
                 continue
-            edits = inline_statements(a, function, call)
+            edits = inline_statements(a, site)
             if edits is not None and shrinks(a, edits, parse=True):
-                yield Opportunity(self.name, a.id(function), edits)  # type: ignore[arg-type]  # numbered
+                yield Opportunity(self.name, a.id(site.function), edits)  # type: ignore[arg-type]  # numbered

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from astreduce.reducer import DROP, BlockHole, Edit, Hole, Part, Replacement
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.scope import (
+    is_dunder,
     FUNCTIONS,
     Analysis,
     Scope,
@@ -23,11 +25,13 @@ _UNMOVABLE = (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Starred)
 
 
 class InlineCall(Transform):
-    """Replace the only call of a function with its return expression or its body.
+    """Replace the only call of a function or method with its return expression or its body.
 
     Applies to: a plain function defined in the file (no decorators, not a
     generator, not async) whose name is bound once and used once, as a call
-    without ``*``/``**`` arguments.
+    without ``*``/``**`` arguments; a method defined once in the file and
+    used once, as ``x.m(...)`` (``x`` takes the place of ``self``; no
+    ``super()`` or private names inside).
     Yields: when the body is a single ``return EXPR``, the call → ``EXPR``
     with each parameter replaced by its argument (or default), parenthesised
     where needed; when the call is a statement (``f(...)`` or ``x = f(...)``)
@@ -47,38 +51,91 @@ class InlineCall(Transform):
         a = analyse(tree)
         if a is None:
             return
-        for function, call in single_calls(a):
-            edits = inline_expression(a, function, call)
-            if edits is None and not a.scope(call).node is a.module:
-                edits = inline_statements(a, function, call)
+        for site in single_calls(a):
+            edits = inline_expression(a, site)
+            if edits is None and a.scope(site.call).node is not a.module:
+                edits = inline_statements(a, site)
             if edits is not None and shrinks(a, edits, parse=True):
-                yield Opportunity(self.name, a.id(function), edits)  # type: ignore[arg-type]  # numbered
+                yield Opportunity(self.name, a.id(site.function), edits)  # type: ignore[arg-type]  # numbered
 
 
-def single_calls(a: Analysis) -> Iterator[tuple[ast.FunctionDef, ast.Call]]:
-    """(function, its only call) for every plain function of the file called exactly once."""
+@dataclass(frozen=True)
+class Site:
+    """The only call of a function (or method) of the file."""
+
+    function: ast.FunctionDef
+    call: ast.Call
+    receiver: ast.expr | None = None
+    """For a method called as ``x.m(...)``: ``x``, which takes the place of ``self``."""
+
+
+def single_calls(a: Analysis) -> Iterator[Site]:
+    """The only call of every plain function, and every method, of the file called exactly once."""
     for function in a.asts:
         if not isinstance(function, ast.FunctionDef) or function.decorator_list:
             continue
         scope = a.scope(function)
-        if isinstance(scope.node, ast.ClassDef) or a.bindings_of(scope, function.name) != [
-            function
-        ]:
-            continue
-        uses = a.uses_of(scope, function.name)
-        if len(uses) != 1:
-            continue
-        call = a.parent(uses[0])
-        if not isinstance(call, ast.Call) or call.func is not uses[0] or a.id(call) is None:
-            continue
-        if _inside(a, call, function):
-            continue  # recursion: the call goes with the definition
+        if isinstance(scope.node, ast.ClassDef):
+            site = _method_call(a, function, scope.node)
+        else:
+            site = _function_call(a, function)
+        if site is None or a.id(site.call) is None or _inside(a, site.call, function):
+            continue  # in an f-string; or recursion: the call goes with the definition
         if any(
             isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Nonlocal))
             for n in a.own_nodes(function)
         ):
             continue
-        yield function, call
+        yield site
+
+
+def _function_call(a: Analysis, function: ast.FunctionDef) -> Site | None:
+    scope = a.scope(function)
+    if a.bindings_of(scope, function.name) != [function]:
+        return None
+    uses = a.uses_of(scope, function.name)
+    if len(uses) != 1:
+        return None
+    call = a.parent(uses[0])
+    if not isinstance(call, ast.Call) or call.func is not uses[0]:
+        return None
+    return Site(function, call)
+
+
+def _method_call(a: Analysis, method: ast.FunctionDef, cls: ast.ClassDef) -> Site | None:
+    """``x.m(...)``, the only use of method ``m`` (defined once in the file), with ``x`` for ``self``."""
+    name = method.name
+    if name.startswith("__") or name in a.strings or any(n == name for (_, n) in a.uses):
+        return None
+    if [b for (_, n), nodes in a.bindings.items() if n == name for b in nodes] != [method]:
+        return None
+    attributes = a.attributes.get(name, [])
+    params = method.args.posonlyargs + method.args.args
+    if len(attributes) != 1 or not params:
+        return None
+    attribute = attributes[0]
+    call = a.parent(attribute)
+    if not (isinstance(call, ast.Call) and call.func is attribute):
+        return None
+    receiver = attribute.value
+    if isinstance(receiver, ast.Name) and receiver.id == cls.name:
+        return None  # ``Cls.m(obj, ...)``
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and node.id in ("super", "__class__"):
+            return None
+        spelled = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        if isinstance(spelled, str) and spelled.startswith("__") and not is_dunder(spelled):
+            return None  # a private name is mangled with the class's name
+    self_uses = len(a.uses_of(a.body_scope(method), params[0].arg))
+    if self_uses > 1 and not _is_dotted_name(receiver):
+        return None  # the receiver would be evaluated more than once
+    return Site(method, call, receiver)
+
+
+def _is_dotted_name(node: ast.AST) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _inside(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
@@ -90,18 +147,20 @@ def _inside(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
     return False
 
 
-def bind_arguments(function: ast.FunctionDef, call: ast.Call) -> dict[str, ast.expr] | None:
-    """Parameter name → the expression it gets at ``call`` (an argument or a default)."""
+def bind_arguments(site: Site) -> dict[str, ast.expr] | None:
+    """Parameter name → the expression it gets at the call (an argument, a default, the receiver)."""
+    function, call = site.function, site.call
     args = function.args
     if args.vararg or args.kwarg or any(isinstance(x, ast.Starred) for x in call.args):
         return None
     if any(k.arg is None for k in call.keywords):
         return None
     positional = args.posonlyargs + args.args
-    if len(call.args) > len(positional):
+    given = list(call.args) if site.receiver is None else [site.receiver, *call.args]
+    if len(given) > len(positional):
         return None
     bound: dict[str, ast.expr] = {}
-    for param, argument in zip(positional, call.args):
+    for param, argument in zip(positional, given):
         bound[param.arg] = argument
     keyword_names = {p.arg for p in args.args + args.kwonlyargs}
     for keyword in call.keywords:
@@ -150,10 +209,9 @@ def _substitute(
     return edits
 
 
-def inline_expression(
-    a: Analysis, function: ast.FunctionDef, call: ast.Call
-) -> dict[int, Edit] | None:
+def inline_expression(a: Analysis, site: Site) -> dict[int, Edit] | None:
     """The call → the function's single return expression, parameters substituted."""
+    function, call = site.function, site.call
     body = body_statements(function)
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
@@ -169,7 +227,7 @@ def inline_expression(
         return None
     if not a.same_meaning(expression, scope, a.scope(call)):
         return None
-    bound = bind_arguments(function, call)
+    bound = bind_arguments(site)
     if bound is None:
         return None
     edits = _substitute(a, function, expression, bound)
@@ -182,14 +240,15 @@ def inline_expression(
     return edits
 
 
-def inline_statements(
-    a: Analysis, function: ast.FunctionDef, call: ast.Call
-) -> dict[int, Edit] | None:
+def inline_statements(a: Analysis, site: Site) -> dict[int, Edit] | None:
     """The call statement → the function's body, parameters bound first, re-indented.
 
     The call must be a whole statement (``f(...)`` or ``target = f(...)``)
-    that begins a line; a ``return`` may only end the body.
+    that begins a line; a ``return`` may only end the body. A method's body
+    comes in only where ``self`` means the same (``self.m(...)`` in a method
+    whose own first parameter is ``self``).
     """
+    function, call = site.function, site.call
     statement = a.parent(call)
     if isinstance(statement, ast.Expr):
         target = None
@@ -217,15 +276,22 @@ def inline_statements(
     for node in body:
         if not a.same_meaning(node, scope, a.scope(statement)):
             return None
-    bound = bind_arguments(function, call)
+    bound = bind_arguments(site)
     if bound is None:
         return None
+    if site.receiver is not None:
+        first = (function.args.posonlyargs + function.args.args)[0].arg
+        receiver = site.receiver
+        if not (isinstance(receiver, ast.Name) and receiver.id == first):
+            return None
     indent = tree.indents[statement_id]
     parts: list[Part] = []
     for param, argument in bound.items():
         argument_id = a.id(argument)
         if not a.uses_of(scope, param):
             continue
+        if isinstance(argument, ast.Name) and argument.id == param:
+            continue  # ``x = x``: the name already holds the value there
         if argument_id is None:
             return None
         text = a.source(argument)

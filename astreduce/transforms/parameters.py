@@ -32,7 +32,8 @@ class RemoveParameter(Transform):
     keyword argument (by name); for ``*args`` the extra positional arguments,
     for ``**kwargs`` the extra keyword arguments.
     Notes: a call that passes ``*seq`` or ``**map`` where the parameter could
-    come from leaves the parameter alone.
+    come from leaves the parameter alone; so does a function the file never
+    calls (an appended test may call it).
     """
 
     name = "remove-parameter"
@@ -51,8 +52,8 @@ class RemoveParameter(Transform):
         self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> Iterator[Opportunity]:
         sites = call_sites(a, function)
-        if sites is None:
-            return
+        if not sites:
+            return  # never called here: dead (``delete`` takes it) or called by code we cannot see
         args = function.args
         positional = args.posonlyargs + args.args
         named = {p.arg for p in positional + args.kwonlyargs}
