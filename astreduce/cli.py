@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import filecmp
+import json
 import shutil
 import signal
 import sys
@@ -36,7 +37,9 @@ from astreduce.reduction import (
     reduce_source,
     write_atomically,
 )
+from astreduce.multifile import TreeResult, check_tree_options, reduce_tree, resolve_entry
 from astreduce.session import ProgressEvent
+from astreduce.treefiles import check_output_dir, check_report_path, default_output_dir, read_input, write_tree
 from astreduce.strategies import STRATEGIES
 from astreduce.transforms import load_transforms, registered_transforms
 
@@ -184,11 +187,12 @@ class _Progress:
 
 
 @main.command()
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py].")
+@click.argument("inputs", metavar="FILE|DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty].")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
-@click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search.")
+@click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search (for a directory: how each file is reduced).")
 @click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
+@click.option("--entry", metavar="FILE", help="A directory or several files: the file that runs as __main__, with the copy's folder first on sys.path (the exec oracle), and {file} in --run [default for several files: the first one].")
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
@@ -196,7 +200,30 @@ class _Progress:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
-def reduce(
+def reduce(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:
+    """Reduce FILE to a smallest program that still fails the same way.
+
+    The oracle is the exec oracle (the candidate runs as __main__ and must
+    raise the same exception) unless --run, --test or --differential is given.
+
+    A directory, or several files, is reduced as one tree, and the result is
+    a directory: whole files are deleted, modules merged into their only
+    importer, and every file reduced while the others stay fixed, until
+    nothing changes. Each test runs in a fresh copy of the whole tree, its
+    working directory. --entry FILE runs FILE there as __main__ (the exec
+    oracle); --run CMD gets {dir} (the copy) and {file} (the entry file, else
+    the copy); --test SCRIPT gets the copy's folder as its argument.
+    """
+    if len(inputs) == 1 and not inputs[0].is_dir():
+        if entry is not None:
+            with _errors(values["debug"]):
+                raise UsageError("--entry goes with a directory or several files, not with one file")
+        _reduce_file(inputs[0], **values)
+    else:
+        _reduce_tree(list(inputs), entry, **values)
+
+
+def _reduce_file(
     file: Path,
     output: Path | None,
     in_place: bool,
@@ -211,11 +238,7 @@ def reduce(
     jobs: int,
     **oracle_values: Any,
 ) -> None:
-    """Reduce FILE to a smallest program that still fails the same way.
-
-    The oracle is the exec oracle (the candidate runs as __main__ and must
-    raise the same exception) unless --run, --test or --differential is given.
-    """
+    """``astreduce reduce FILE``."""
     with _errors(debug):
         options = options_from(oracle_values)
         if in_place and output is not None:
@@ -283,6 +306,105 @@ def reduce(
             sys.exit(EXIT_INTERRUPTED)
         if not result.verified:
             sys.exit(1)
+
+
+def _reduce_tree(
+    inputs: list[Path],
+    entry: str | None,
+    output: Path | None,
+    in_place: bool,
+    strategy: str,
+    transform_names: str | None,
+    format_result: bool,
+    report_path: Path | None,
+    quiet: bool,
+    debug: bool,
+    resume: bool,
+    cache_dir: Path | None,
+    jobs: int,
+    **oracle_values: Any,
+) -> None:
+    """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
+    with _errors(debug):
+        options = options_from(oracle_values)
+        if in_place:
+            raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
+        if resume or cache_dir is not None:
+            raise UsageError("--resume and --cache-dir are for a single file, not for a directory or several files")
+        options.check()
+        given = read_input(inputs)
+        target = output or default_output_dir(inputs)
+        check_output_dir(target, given)
+        if report_path is not None:
+            check_report_path(report_path, given)
+        entry_path = resolve_entry(entry, given)
+        check_tree_options(options, entry_path)
+        names = [n.strip() for n in transform_names.split(",") if n.strip()] if transform_names else None
+        saved: list[int] = []
+
+        def save(tree: dict[str, str]) -> None:
+            write_tree(target, tree, given.modes)
+            saved.append(len(tree))
+
+        progress = _Progress(quiet)
+        error: ReductionStopped | None = None
+        try:
+            stop = StopRequest()
+            with _stop_on_signals(stop):
+                try:
+                    result = reduce_tree(
+                        given.files,
+                        options,
+                        entry=entry_path,
+                        modes=given.modes,
+                        strategy=strategy,
+                        transforms=names,
+                        jobs=jobs,
+                        format=format_result,
+                        on_improve=save,
+                        on_progress=progress,
+                        stop=stop,
+                    )
+                except ReductionStopped as stopped:
+                    error = stopped
+                    result = stopped.result
+                except KeyboardInterrupt:
+                    if saved:
+                        _fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
+                    _fail("interrupted before any smaller reproducing tree was found; nothing written", EXIT_INTERRUPTED)
+        finally:
+            progress.stop()
+        save(result.tree)
+        label = " ".join(str(p) for p in inputs)
+        if report_path is not None:
+            text = json.dumps(result.report(label, str(target)), indent=2) + "\n"
+            report_path.write_text(text, encoding="utf-8")
+        _tree_summary(result, label, target, quiet)
+        if error is not None:
+            state = "verified" if result.verified else "NOT verified"
+            click.echo(f"astreduce: interrupted; best result so far ({state}) written to {target}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        if not result.verified:
+            sys.exit(1)
+
+
+def _tree_summary(result: TreeResult, label: str, target: Path, quiet: bool) -> None:
+    """One line of figures on stderr; every file of the result on stdout, each under a header."""
+    before, after = result.input_size, result.output_size
+    ratio = after.tokens / before.tokens if before.tokens else 1.0
+    for note in result.notes:
+        click.echo(f"astreduce: {note}", err=True)
+    if not quiet:
+        click.echo(
+            f"{label} -> {target}: {before.files} -> {after.files} files, {before.tokens} -> {after.tokens} tokens "
+            f"({ratio:.1%}), {before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
+            f"{'' if result.verified else ' (NOT verified)'}",
+            err=True,
+        )
+    for path in sorted(result.tree):
+        text = result.tree[path]
+        click.echo(f"==> {path} <==")
+        click.echo(text, nl=not text.endswith("\n"))
 
 
 def _summary(result: Result, file: Path, target: Path, quiet: bool) -> None:

@@ -103,6 +103,13 @@ class StopRequest:
         """True while the search runs (a stop request can still be honoured)."""
         return self._session is not None
 
+    def attach(self, session: Session | None) -> None:
+        """Route stop requests to ``session``, for a reduction that runs several
+        sessions in turn (a tree, file by file); ``None`` while no search runs."""
+        self._session = session
+        if session is not None and self.requested:
+            session.stop_requested = True
+
     def request(self) -> bool:
         """Ask the running search to stop.
 

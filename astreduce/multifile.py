@@ -1,0 +1,632 @@
+"""Multi-file reduction: a tree of files (a package, a test and what it imports) to a smallest tree.
+
+``astreduce reduce DIR`` (or ``FILE FILE ...``) runs these passes, in rounds,
+until a round changes nothing (C-Reduce's fixpoint):
+
+1. **delete files** — whole files go, greedily: all at once, then halves,
+   down to single files (the entry file stays); a module nothing needs costs
+   one test instead of a reduction;
+2. **reduce each file** with the single-file strategy (``auto`` by default:
+   every transform, to a fixpoint) while the other files stay fixed: each
+   candidate is the whole tree with that one file changed. Importers come
+   before the modules they import, and when a file has lost imports the
+   deletion pass runs again at once, so a module that only those imports kept
+   alive goes whole instead of being reduced in vain. A file is reduced again
+   in a later round only when the tree has changed since its last reduction;
+3. **merge modules** — a module with one importer is merged into it
+   (:mod:`astreduce.merge`). Merging after reducing meets small modules (few
+   name clashes); the next round's reduction then works across the former
+   boundary (inlining a helper, dropping a parameter with its arguments).
+
+Files that are not Python, or do not parse, are reduced by lines; binary
+files are only kept or deleted.
+
+A tree is smaller when it has fewer files, then fewer tokens, identifiers,
+bytes: a merge that still reproduces is progress even when it saves no
+token, and every accepted change makes the tree smaller, so the rounds end.
+
+Nothing here is a second reducer: candidates go through
+:class:`~astreduce.session.Session` (outcome cache, ``-j`` speculation in the
+search's own order, stop requests, counters), per file with the file's text,
+and for the passes over whole files with the tree encoded as one text
+(:func:`~astreduce.treeoracle.encode_tree`). The oracle is
+:class:`~astreduce.treeoracle.TreeOracle`: every test runs in a fresh copy of
+the whole tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from astreduce.errors import ReductionStopped, UsageError
+from astreduce.imports import ImportGraph, module_name, modules_of, references
+from astreduce.measure import Size, ast_nodes, measure
+from astreduce.merge import merge
+from astreduce.oracles.options import OracleOptions
+from astreduce.outcome import Outcome
+from astreduce.reduction import StopRequest, check_match, format_with_black, syntax_interpreter
+from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
+from astreduce.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
+from astreduce.transforms import load_transforms
+from astreduce.tree import ForeignParser, Tree
+from astreduce.treefiles import InputTree, check_output_dir, default_output_dir, read_input, write_tree
+from astreduce.treeoracle import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
+
+#: Rounds of passes before stopping even if they still make progress (a safety net).
+MAX_ROUNDS = 10
+#: Bytes a binary file's text holds after decoding: a NUL, or bytes that are not UTF-8.
+_BINARY = re.compile("[\x00\udc80-\udcff]")
+_PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
+
+
+@dataclass(frozen=True, slots=True)
+class TreeSize:
+    """How big a tree is: its files, and the sums of their sizes."""
+
+    files: int
+    tokens: int
+    bytes: int
+    lines: int
+    identifiers: int
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        """The order in which "smaller" is judged: files, then as for one file."""
+        return (self.files, self.tokens, self.identifiers, self.bytes)
+
+    def as_size(self) -> Size:
+        return Size(self.tokens, self.bytes, self.lines, self.identifiers)
+
+
+class _Sizes:
+    """Sizes of files, measured once per text: a tree's size changes one file at a time."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Size] = {}
+
+    def file(self, text: str) -> Size:
+        size = self._cache.get(text)
+        if size is None:
+            if len(self._cache) > 512:
+                self._cache.clear()
+            size = self._cache[text] = measure(text)
+        return size
+
+    def tree(self, tree: Mapping[str, str]) -> TreeSize:
+        sizes = [self.file(text) for text in tree.values()]
+        return TreeSize(
+            files=len(sizes),
+            tokens=sum(s.tokens for s in sizes),
+            bytes=sum(s.bytes for s in sizes),
+            lines=sum(s.lines for s in sizes),
+            identifiers=sum(s.identifiers for s in sizes),
+        )
+
+
+def is_python(path: str, text: str) -> bool:
+    """A file to reduce as Python: by its suffix, or a ``#!`` line naming python."""
+    if path.endswith(_PYTHON_SUFFIXES):
+        return True
+    first = text.split("\n", 1)[0]
+    return first.startswith("#!") and "python" in first
+
+
+def _digest(tree: Mapping[str, str]) -> bytes:
+    return hashlib.blake2b(encode_tree(tree).encode("utf-8", "surrogateescape"), digest_size=20).digest()
+
+
+@dataclass
+class FileFigures:
+    """One input file: its size before and after, and what became of it."""
+
+    path: str
+    input: Size
+    output: Size | None
+    """``None`` when the file is gone (deleted or merged)."""
+    fate: str
+    """``unchanged``, ``reduced``, ``deleted``, or ``merged into PATH``."""
+
+
+@dataclass
+class TreeResult:
+    """What a multi-file reduction produced, with the figures of its report."""
+
+    tree: dict[str, str]
+    original: dict[str, str]
+    strategy: str
+    tests: int
+    cache_hits: int
+    seconds: float
+    oracle_seconds: float
+    verified: bool
+    passes: list[PassStats]
+    history: list[tuple[int, int]]
+    merges: list[tuple[str, str]]
+    """(module, importer) for every merge, in order."""
+    input_size: TreeSize
+    output_size: TreeSize
+    formatted: bool = False
+    interrupted: bool = False
+    notes: list[str] = field(default_factory=list)
+    speculative: int = 0
+    syntax_rejections: int = 0
+
+    def files(self) -> list[FileFigures]:
+        into = dict(self.merges)
+        figures = []
+        for path in sorted(self.original):
+            before = measure(self.original[path])
+            if path in self.tree:
+                fate = "unchanged" if self.tree[path] == self.original[path] else "reduced"
+                figures.append(FileFigures(path, before, measure(self.tree[path]), fate))
+                continue
+            home = path
+            while home in into:
+                home = into[home]
+            if home == path:
+                fate = "deleted"
+            elif home in self.tree:
+                fate = f"merged into {home}"
+            else:
+                fate = f"deleted (after merging into {into[path]})"
+            figures.append(FileFigures(path, before, None, fate))
+        return figures
+
+    def report(self, input_path: str | None, output_path: str | None) -> dict[str, Any]:
+        """The JSON report: DESIGN.md's fields for the whole tree, then per-file figures."""
+
+        def size(path: str | None, tree: Mapping[str, str], total: TreeSize) -> dict[str, Any]:
+            nodes = [ast_nodes(t) for p, t in tree.items() if is_python(p, t)]
+            return {
+                "path": path,
+                "files": total.files,
+                "bytes": total.bytes,
+                "lines": total.lines,
+                "tokens": total.tokens,
+                "ast_nodes": None if any(n is None for n in nodes) else sum(n or 0 for n in nodes),
+            }
+
+        def file_size(value: Size | None) -> dict[str, int] | None:
+            return None if value is None else {"bytes": value.bytes, "lines": value.lines, "tokens": value.tokens}
+
+        return {
+            "input": size(input_path, self.original, self.input_size),
+            "output": size(output_path, self.tree, self.output_size),
+            "files": [
+                {"path": f.path, "input": file_size(f.input), "output": file_size(f.output), "fate": f.fate}
+                for f in self.files()
+            ],
+            "merges": [{"module": module, "into": importer} for module, importer in self.merges],
+            "tests": self.tests,
+            "cache_hits": self.cache_hits,
+            "seconds": round(self.seconds, 3),
+            "oracle_seconds": round(self.oracle_seconds, 3),
+            "strategy": self.strategy,
+            "passes": [
+                {
+                    "name": p.name,
+                    "tests": p.tests,
+                    "seconds": round(p.seconds, 3),
+                    "tokens_before": p.tokens_before,
+                    "tokens_after": p.tokens_after,
+                }
+                for p in self.passes
+            ],
+            "verified": self.verified,
+            "formatted": self.formatted,
+            "interrupted": self.interrupted,
+            "history": [list(point) for point in self.history],
+            "notes": self.notes,
+            "speculative": self.speculative,
+            "syntax_rejections": self.syntax_rejections,
+        }
+
+
+class TreeReducer:
+    """The passes over one tree, to a fixpoint; :meth:`run`, then :meth:`finish`."""
+
+    def __init__(
+        self,
+        original: Mapping[str, str],
+        oracle: TreeOracle,
+        plan: Plan,
+        *,
+        strategy: str = "auto",
+        jobs: int = 1,
+        protected: frozenset[str] = frozenset(),
+        on_improve: Callable[[dict[str, str]], None] | None = None,
+        on_progress: Callable[[ProgressEvent], None] | None = None,
+        stop: StopRequest | None = None,
+    ) -> None:
+        self.oracle = oracle
+        self.plan = plan
+        self.strategy = strategy
+        self.jobs = jobs
+        self.protected = protected
+        self.on_improve = on_improve
+        self.on_progress = on_progress
+        self.stop = stop
+        self.sizes = _Sizes()
+        self.original = dict(original)
+        self.best = dict(original)
+        self.best_size = self.original_size = self.sizes.tree(original)
+        self.saved, self.saved_key = self.best, self.best_size.key
+        encoded = EncodedTree(oracle)
+        self.trees = Session(
+            encode_tree(original), encoded.judge, on_improve=self._improved, start=encoded.start, jobs=jobs,
+            on_progress=self._progress_of(None),
+        )
+        self.current: Session | None = None
+        self.totals = {"tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0}
+        self.passes: list[PassStats] = []
+        self.history: list[tuple[int, int]] = [(0, self.best_size.tokens)]
+        self.merges: list[tuple[str, str]] = []
+        self._reduced_in: dict[str, bytes] = {}
+
+    # --- counters and state ---------------------------------------------------
+
+    def _count(self, name: str) -> Any:
+        sessions = [self.trees] + ([self.current] if self.current is not None else [])
+        return self.totals[name] + sum(getattr(s, name) for s in sessions)
+
+    @property
+    def tests(self) -> int:
+        return int(self._count("tests"))
+
+    @property
+    def cache_hits(self) -> int:
+        return int(self._count("cache_hits"))
+
+    def _accept(self, tree: dict[str, str]) -> bool:
+        """Make ``tree`` (known to reproduce) the best if it is smaller; True if it was."""
+        size = self.sizes.tree(tree)
+        if size.key >= self.best_size.key:
+            return False
+        self.best, self.best_size = tree, size
+        self.history.append((self.tests, size.tokens))
+        self._offer(tree)
+        return True
+
+    def _offer(self, tree: dict[str, str]) -> None:
+        """Save ``tree`` (known to reproduce) when it is smaller than what is saved: never lose work."""
+        key = self.sizes.tree(tree).key
+        if key < self.saved_key:
+            self.saved, self.saved_key = tree, key
+            if self.on_improve is not None:
+                self.on_improve(tree)
+
+    def _improved(self, text: str) -> None:
+        self._offer(decode_tree(text))
+
+    def _progress_of(self, path: str | None) -> Callable[[ProgressEvent], None]:
+        def report(event: ProgressEvent) -> None:
+            if self.on_progress is None:
+                return
+            best = self.best_size.as_size()
+            if path is not None:  # the file's session measures the file: add the rest of the tree
+                old = self.sizes.file(self.best[path])
+                best = Size(
+                    best.tokens - old.tokens + event.best.tokens,
+                    best.bytes - old.bytes + event.best.bytes,
+                    best.lines - old.lines + event.best.lines,
+                    best.identifiers - old.identifiers + event.best.identifiers,
+                )
+            name = event.pass_name if path is None else f"{path}: {event.pass_name}"
+            self.on_progress(ProgressEvent(name, self.tests, self.cache_hits, best, self.original_size.as_size()))
+
+        return report
+
+    def _attach(self, session: Session | None) -> None:
+        if self.stop is not None:
+            self.stop.attach(session)
+
+    def _check_stop(self) -> None:
+        if self.trees.stop_requested:
+            raise Interrupted
+
+    def _begin(self, name: str) -> PassStats:
+        self.trees.begin_pass(name)  # names the pass in progress events; its own figures are per text
+        return PassStats(name, tests=self.tests, seconds=time.monotonic(), tokens_before=self.best_size.tokens)
+
+    def _end(self, stats: PassStats) -> None:
+        stats.tests = self.tests - stats.tests
+        stats.seconds = time.monotonic() - stats.seconds
+        stats.tokens_after = self.best_size.tokens
+        self.passes.append(stats)
+
+    # --- passes -------------------------------------------------------------------
+
+    def run(self, rounds: int = MAX_ROUNDS) -> None:
+        """Run the passes until a round changes nothing; raises ``Interrupted`` on a stop request."""
+        self._attach(self.trees)
+        try:
+            for _ in range(rounds):
+                before = self.best_size.key
+                self._delete_files()
+                self._reduce_files()
+                self._merge_modules()
+                if self.best_size.key >= before:
+                    return
+        finally:
+            self._attach(None)
+
+    def _delete_files(self) -> bool:
+        """Delete whole files, greedily: all, halves, ..., single ones."""
+        self._check_stop()
+        tree = self.best
+        paths = [p for p in sorted(tree) if p not in self.protected]
+        if not paths:
+            return False
+        stats = self._begin("delete files")
+
+        def render(applied: frozenset[int]) -> str:
+            gone = {paths[i] for i in applied}
+            return encode_tree({p: t for p, t in tree.items() if p not in gone})
+
+        applied = apply_greedily(self.trees, len(paths), render)
+        changed = bool(applied) and self._accept(decode_tree(render(applied)))
+        self._end(stats)
+        return changed
+
+    def _merge_modules(self) -> bool:
+        """Merge modules into their only importer, one at a time, until no merge reproduces."""
+        self._check_stop()
+        stats = self._begin("merge modules")
+        merged = False
+        while True:
+            tree = self.best
+            graph = ImportGraph.of(tree)
+            options: list[tuple[str, str, dict[str, str]]] = []
+            for path in sorted(tree):
+                if path in self.protected or module_name(path) is None:
+                    continue
+                importers = graph.importers(path)
+                if len(importers) != 1:
+                    continue
+                (importer,) = importers
+                candidate = merge(tree, path, importer)
+                if candidate is not None:
+                    options.append((path, importer, candidate))
+            found = self.trees.first_failing(encode_tree(c) for _, _, c in options)
+            if found is None:
+                break
+            path, importer, candidate = options[found]
+            self._accept(candidate)
+            self.merges.append((path, importer))
+            merged = True
+        self._end(stats)
+        return merged
+
+    def _reduce_files(self) -> None:
+        """Reduce every file in turn, importers first."""
+        graph = ImportGraph.of(self.best)
+        for path in graph.order({p: len(t) for p, t in self.best.items()}):
+            self._check_stop()
+            if path not in self.best or self._reduced_in.get(path) == _digest(self.best):
+                continue
+            modules = modules_of(self.best)
+            before = {r.module for r in references(path, self.best[path], modules)}
+            self._reduce_file(path)
+            self._reduced_in[path] = _digest(self.best)
+            after = {r.module for r in references(path, self.best[path], modules)}
+            if before - after:
+                self._delete_files()
+
+    def _reduce_file(self, path: str) -> None:
+        """The single-file strategy on ``path``, the rest of the tree fixed."""
+        text = self.best[path]
+        if not text.strip() or _BINARY.search(text):
+            return
+        python = is_python(path, text) and self.plan.parse(text) is not None
+        base = self.best
+        adapter = FileInTree(self.oracle, base, path)
+        session = Session(
+            text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
+            on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs,
+        )
+        rest = self.best_size.tokens - self.sizes.file(text).tokens
+        self.current = session
+        self._attach(session)
+        try:
+            if python:
+                run_strategy(self.strategy, session, self.plan)
+            else:
+                unit_pass(session, "lines", lines_of(text), apply_greedily)
+        finally:
+            self._attach(self.trees)
+            self.current = None
+            for name in self.totals:
+                self.totals[name] += getattr(session, name)
+            for stats in session.passes:
+                self.passes.append(
+                    PassStats(f"{path}: {stats.name}", stats.tests, stats.seconds, stats.tokens_before + rest, stats.tokens_after + rest)
+                )
+        if session.best != text:
+            self._accept({**base, path: session.best})
+
+    # --- the end ------------------------------------------------------------------
+
+    def finish(self, *, started: float, format: bool, interrupted: bool) -> TreeResult:
+        """Verify the smallest tree saved (a real run, not the cache), format it, measure it."""
+        best = self.saved
+        verified = self.oracle.judge(best).outcome is Outcome.FAIL
+        notes: list[str] = []
+        formatted = False
+        if format and verified and not interrupted:
+            pretty = {p: (format_with_black(t) or t) if is_python(p, t) else t for p, t in best.items()}
+            if pretty != best:
+                if self.oracle.judge(pretty).outcome is Outcome.FAIL:
+                    best, formatted = pretty, True
+                else:
+                    notes.append("black's formatting of the result no longer reproduces; kept it unformatted")
+        if not verified:
+            notes.append("the final result did not reproduce when run again: the oracle may be flaky")
+        return TreeResult(
+            tree=best,
+            original=self.original,
+            strategy=self.strategy,
+            tests=self.tests,
+            cache_hits=self.cache_hits,
+            seconds=time.monotonic() - started,
+            oracle_seconds=float(self._count("oracle_seconds")),
+            verified=verified,
+            passes=self.passes,
+            history=self.history,
+            merges=self.merges,
+            input_size=self.original_size,
+            output_size=self.sizes.tree(best),
+            formatted=formatted,
+            interrupted=interrupted,
+            notes=notes,
+            speculative=int(self._count("speculative")),
+            syntax_rejections=int(self._count("syntax_rejections")),
+        )
+
+
+def check_tree_options(options: OracleOptions, entry: str | None) -> None:
+    """Raise UsageError for oracle options that a tree cannot take."""
+    options.check()
+    check_match(options.match)
+    unsupported = [
+        name for name, value in (("--append", options.append), ("--stdin", options.stdin), ("--retries", options.retries > 1)) if value
+    ]
+    if unsupported:
+        raise UsageError(f"{', '.join(unsupported)} cannot be used when reducing a directory or several files")
+    if options.kind == "exec" and entry is None:
+        raise UsageError(
+            "a directory needs --entry FILE (the file to run as __main__) or a command oracle (--run, --test, --differential)"
+        )
+    if entry is not None and (Path(entry).is_absolute() or ".." in Path(entry).parts):
+        raise UsageError(f"--entry {entry}: must be a path inside the input")
+
+
+def reduce_tree(
+    files: Mapping[str, str],
+    options: OracleOptions | None = None,
+    *,
+    entry: str | None = None,
+    modes: Mapping[str, int] | None = None,
+    strategy: str = "auto",
+    transforms: list[str] | None = None,
+    jobs: int = 1,
+    format: bool = False,
+    on_improve: Callable[[dict[str, str]], None] | None = None,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    stop: StopRequest | None = None,
+) -> TreeResult:
+    """Reduce a tree (relative path with ``/`` → text) to a smallest tree the oracle still judges FAIL.
+
+    ``options`` describe the oracle as for :func:`~astreduce.reduction.reduce_source`;
+    the exec oracle needs ``entry``, the file that runs as ``__main__`` (never
+    deleted). ``strategy`` and ``transforms`` apply to each file's reduction.
+    ``on_improve`` gets every smaller reproducing tree as soon as it is found.
+
+    Raises:
+        UsageError: bad options, an unknown strategy or transform, no files.
+        NotReproducibleError: the original tree does not FAIL, or not reliably.
+        ReductionStopped: interrupted; ``.result`` holds the best tree so far, verified.
+    """
+    started = time.monotonic()
+    options = options if options is not None else OracleOptions()
+    if strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+    if jobs < 1:
+        raise UsageError("-j must be at least 1")
+    if not files:
+        raise UsageError("no files to reduce")
+    check_tree_options(options, entry)
+    if entry is not None and entry not in files:
+        raise UsageError(f"--entry {entry}: no such file in the input")
+    plan = Plan(load_transforms(transforms), extras=transforms is None)
+    python_path = syntax_interpreter(options.python)
+    parser = ForeignParser(python_path) if python_path is not None else None
+    if parser is not None:
+        plan.parse = lambda candidate: _parse_foreign(parser, candidate)
+        plan.foreign_parser = True
+    try:
+        oracle = TreeOracle(options, entry=entry, modes=dict(modes or {}))
+        oracle.calibrate(files)
+        reducer = TreeReducer(
+            files, oracle, plan, strategy=strategy, jobs=jobs,
+            protected=frozenset({entry}) if entry is not None else frozenset(),
+            on_improve=on_improve, on_progress=on_progress, stop=stop,
+        )
+        if on_improve is not None:
+            on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # as reduce_source: deep input
+        interrupted = False
+        try:
+            reducer.run()
+        except (KeyboardInterrupt, Interrupted):
+            interrupted = True
+        interrupted = interrupted or (stop is not None and stop.requested)
+        result = reducer.finish(started=started, format=format, interrupted=interrupted)
+    finally:
+        if parser is not None:
+            parser.close()
+    if interrupted:
+        raise ReductionStopped("interrupted", result)
+    return result
+
+
+def _parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
+    try:
+        return parser.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def resolve_entry(entry: str | None, given: InputTree) -> str | None:
+    """``--entry`` as a path of the tree: relative to the tree's root, or to the working directory.
+
+    Without ``--entry``, several files named one by one run the first of them.
+    """
+    if entry is None:
+        return given.named[0] if given.named and not given.folders else None
+    relative = Path(entry).as_posix()
+    if relative in given.files:
+        return relative
+    resolved = Path(entry).resolve()
+    if given.root in resolved.parents:
+        inside = resolved.relative_to(given.root).as_posix()
+        if inside in given.files:
+            return inside
+    return relative  # reduce_tree says that it is not in the input
+
+
+def reduce_directory(
+    paths: Path | str | Sequence[Path | str],
+    output: Path | str | None = None,
+    *,
+    entry: str | None = None,
+    **options: Any,
+) -> TreeResult:
+    """Reduce a directory (or several files) on disk; write the result to the directory ``output``.
+
+    ``output`` defaults to ``DIR.reduced`` next to the directory (``NAME.reduced``
+    next to the first file). It must not exist, or be empty; it is replaced
+    with each smaller reproducing tree. ``options`` are :func:`reduce_tree`'s.
+    """
+    listed = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    given = read_input(listed)
+    target = Path(output) if output is not None else default_output_dir(listed)
+    check_output_dir(target, given)
+    entry = resolve_entry(entry, given)
+
+    def save(tree: dict[str, str]) -> None:
+        write_tree(target, tree, given.modes)
+
+    try:
+        result = reduce_tree(given.files, entry=entry, modes=given.modes, on_improve=save, **options)
+    except ReductionStopped as stopped:
+        save(stopped.result.tree)
+        raise
+    save(result.tree)
+    return result

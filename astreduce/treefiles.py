@@ -1,0 +1,186 @@
+"""A multi-file reduction's files on disk: reading the input, checking and writing the output.
+
+The input is a directory, several files, or both; it is read once, and never
+written. Its files become a tree: relative path (with ``/``) → text, decoded
+as UTF-8 with ``surrogateescape`` so that any bytes (another encoding, a
+binary file) are written back exactly as they were read.
+
+The output is a directory. Every improvement is written to a fresh folder
+next to it, which then takes its place: on Linux by exchanging the two in
+one ``renameat2(RENAME_EXCHANGE)`` call, so a reader (or a crash) sees the
+old tree or the new one, never a mixture; elsewhere by two renames, with a
+moment in between when only the hidden ``.NAME.old-*`` folder holds the
+previous result. A non-empty directory that astreduce did not just create is
+never replaced: removing a user's folder is not a risk worth taking for a
+default output name.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astreduce.errors import UsageError
+
+#: Folders never read from an input directory: caches, version control, environments.
+SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".venv", ".nox"})
+SKIPPED_SUFFIXES = (".pyc", ".pyo")
+#: More files than this is most likely a mistake (a home folder, a virtual environment).
+MAX_FILES = 2000
+
+
+@dataclass
+class InputTree:
+    """What ``astreduce reduce DIR`` (or ``FILE FILE ...``) reads."""
+
+    root: Path
+    """The folder the tree's paths are relative to."""
+    files: dict[str, str]
+    modes: dict[str, int] = field(default_factory=dict)
+    named: list[str] = field(default_factory=list)
+    """The files named one by one on the command line, as tree paths, in order."""
+    folders: list[Path] = field(default_factory=list)
+    """The directories named on the command line (resolved)."""
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def _read(path: Path, relative: str, into: InputTree) -> None:
+    try:
+        info = path.stat()
+        data = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    into.files[relative] = _decode(data)
+    into.modes[relative] = stat.S_IMODE(info.st_mode)
+    if len(into.files) > MAX_FILES:
+        raise UsageError(f"{path}: more than {MAX_FILES} files in the input; reduce a smaller folder")
+
+
+def read_input(paths: Sequence[Path]) -> InputTree:
+    """Read a directory, several files, or both, into one tree.
+
+    The tree's root is the directory itself when one directory is given,
+    otherwise the deepest folder holding every input.
+
+    Raises:
+        UsageError: a path is missing or unreadable, or there is no file at all.
+    """
+    resolved: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: cannot read: No such file or directory")
+        resolved.append(path.resolve())
+    if len(resolved) == 1 and resolved[0].is_dir():
+        root = resolved[0]
+    else:
+        root = Path(os.path.commonpath([p if p.is_dir() else p.parent for p in resolved]))
+    tree = InputTree(root, {})
+    for given, path in zip(paths, resolved):
+        if path.is_dir():
+            tree.folders.append(path)
+            for directory, folders, names in os.walk(path):
+                folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
+                for name in sorted(names):
+                    file = Path(directory) / name
+                    if not name.endswith(SKIPPED_SUFFIXES) and file.is_file():  # no sockets, no broken links
+                        _read(file, file.relative_to(root).as_posix(), tree)
+        else:
+            relative = path.relative_to(root).as_posix()
+            _read(path, relative, tree)
+            if relative not in tree.named:
+                tree.named.append(relative)
+    if not tree.files:
+        where = " ".join(str(p) for p in paths)
+        raise UsageError(f"{where}: the directory holds no files to reduce")
+    return tree
+
+
+def default_output_dir(paths: Sequence[Path]) -> Path:
+    """``DIR.reduced`` next to a directory; ``NAME.reduced`` next to the first of several files."""
+    first = paths[0]
+    if first.is_dir():
+        return first.resolve().with_name(first.resolve().name + ".reduced")
+    return first.with_name(f"{first.stem}.reduced")
+
+
+def check_output_dir(target: Path, given: InputTree) -> None:
+    """Raise UsageError, before any work, when ``target`` cannot be the output directory."""
+    folder = target.resolve().parent
+    if not folder.is_dir():
+        raise UsageError(f"{target}: the output's folder {target.parent} does not exist")
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target}: the output must be a directory, and this is a file")
+    resolved = target.resolve()
+    for inside in given.folders:
+        if resolved == inside or inside in resolved.parents:
+            raise UsageError(f"{target}: the output would be inside the input directory {inside}; write it elsewhere")
+    if target.is_dir() and any(target.iterdir()):
+        raise UsageError(f"{target}: the output directory exists and is not empty; remove it or choose another with -o")
+
+
+def check_report_path(report: Path, given: InputTree) -> None:
+    """The report must go to a writable place outside the input directories."""
+    if not report.resolve().parent.is_dir():
+        raise UsageError(f"{report}: the report's folder {report.parent} does not exist")
+    if report.is_dir():
+        raise UsageError(f"{report}: the report is a directory")
+    resolved = report.resolve()
+    for inside in given.folders:
+        if inside in resolved.parents:
+            raise UsageError(f"{report}: the report would be written inside the input directory {inside}")
+    if any(resolved == (given.root / path).resolve() for path in given.files):
+        raise UsageError(f"{report}: the report would overwrite an input file")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories in one step (Linux ``renameat2``); False where that is not available."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    done = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return bool(done == 0)
+
+
+def write_tree(target: Path, tree: Mapping[str, str], modes: Mapping[str, int] | None = None) -> None:
+    """Make the directory ``target`` hold exactly ``tree`` (see the module docstring for how)."""
+    modes = modes or {}
+    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        os.chmod(fresh, 0o777 & ~_umask())
+        for path, text in tree.items():
+            file = fresh / path
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+            if path in modes:
+                os.chmod(file, modes[path] & 0o7777)
+        if target.is_dir() and _exchange(fresh, target):
+            shutil.rmtree(fresh, ignore_errors=True)  # now holds the previous result
+            return
+        if target.is_dir():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.replace(target, old)  # an empty folder is replaced by a rename
+            os.replace(fresh, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(fresh, target)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

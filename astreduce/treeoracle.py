@@ -1,0 +1,186 @@
+"""The oracle of a multi-file reduction: a candidate tree, judged in a fresh copy of it.
+
+:class:`TreeOracle` is ``astreduce isolate``'s directory oracle — the same
+``--entry`` runner (the entry file runs as ``__main__`` with the copy's folder
+first on ``sys.path``, its exception matched as the exec oracle matches it)
+and the same command handling (``--run`` with ``{dir}``, ``{file}`` and
+``{python}``, ``--test`` with the copy's folder as its argument,
+``--differential``) — with two differences that reducing needs:
+
+* the copy keeps each file's mode, so a script in the tree that ``--run``
+  starts (``./build.sh``) stays executable;
+* calibration speaks of the *input* (not of isolate's NEW version), uses the
+  project's minimum timeout, and runs the original three times to catch a
+  flaky oracle, as the single-file reducer does.
+
+Two adapters let the single-file machinery (:class:`~astreduce.session.Session`:
+cache, ``-j`` speculation, stop requests) drive tree candidates:
+:class:`FileInTree` judges one file's text with the rest of the tree fixed,
+and :func:`encode_tree` / :class:`EncodedTree` turn a whole tree into one
+text and back, for passes over whole files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.isolate import DirectoryOracle, _REPORT_MARK, _RUNNER, _TreePending, materialise
+from astreduce.oracles import Pending, Target, Verdict
+from astreduce.oracles.command import Process, Signature, command_argv, script_argv
+from astreduce.oracles.options import FLAKINESS_RUNS
+from astreduce.oracles.sandbox import MIN_TIMEOUT, make_workdir
+from astreduce.outcome import Outcome
+
+
+@dataclass
+class TreeOracle(DirectoryOracle):
+    """Judges a tree (relative path → text) in a fresh sandbox folder holding a copy of it.
+
+    Args:
+        options: the oracle options; ``--append``, ``--stdin`` and ``--retries`` do not apply.
+        entry: the file to run (exec oracle), relative to the tree; ``{file}`` in ``--run``.
+        modes: file modes to give the copies (others get the default).
+    """
+
+    modes: Mapping[str, int] = field(default_factory=dict)
+
+    def start(self, tree: Mapping[str, str]) -> Pending:
+        timeout = self.command.wait_limit if self.command is not None else self.timeout
+        limits = self.limits.for_timeout(timeout)
+        commands = self.command.commands if self.command is not None else [""]
+        processes = []
+        for command in commands:
+            workdir = make_workdir()
+            materialise(tree, workdir)
+            for path, mode in self.modes.items():
+                if path in tree and mode & 0o111:
+                    os.chmod(Path(workdir) / path, mode & 0o7777)
+            if self.command is None:
+                argv = [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)]
+                shell = False
+            elif self.command.script:
+                argv, shell = [*script_argv(command), workdir], False
+            else:
+                target = os.path.join(workdir, self.entry) if self.entry else workdir
+                argv, shell = command_argv(command, file=target, python=self.python, dir=workdir)
+            processes.append(Process(argv, workdir, timeout, limits, None, shell))
+        return _TreePending(self, processes)
+
+    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
+        """Run the original tree: set the target (exec) or the signature (command) and the timeout.
+
+        Raises:
+            UsageError: the entry file is not in the tree.
+            NotReproducibleError: the original does not reproduce, or not reliably.
+        """
+        if self.entry is not None and self.entry not in tree:
+            raise UsageError(f"--entry {self.entry}: no such file in the input")
+        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
+        verdicts = [verdict] + [self.judge(tree) for _ in range(FLAKINESS_RUNS - 1)]
+        if any(v.outcome is not Outcome.FAIL for v in verdicts):
+            seen = "; ".join(f"{v.outcome} ({v.run.describe()})" for v in verdicts)
+            raise NotReproducibleError(
+                f"input does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}"
+            )
+        return verdict
+
+    def _calibrate_command(self, tree: Mapping[str, str]) -> Verdict:
+        command, timeout = self.command, self.options.timeout
+        assert command is not None
+        command.timeout = timeout if timeout is not None else 600.0
+        pending = self.start(tree)
+        assert isinstance(pending, _TreePending)
+        signatures = [p.wait() for p in pending.processes]
+        first = signatures[0]
+        if timeout is None:
+            command.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
+        if not (command.script or command.differential or command.criteria.given):
+            if first.timed_out:
+                raise NotReproducibleError(
+                    f"input does not reproduce: the command timed out after {first.seconds:.1f} s; use --hang to reduce a hang"
+                )
+            if first.signal is None and first.exit_code == 0:
+                raise NotReproducibleError(
+                    "input does not reproduce: the command succeeded (exit status 0); "
+                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
+                )
+            command.target = Signature(first.signal, first.exit_code, first.stderr_line)
+        verdict = command.classify(signatures)
+        if verdict.outcome is not Outcome.FAIL:
+            described = " / ".join(s.describe() for s in signatures)
+            raise NotReproducibleError(f"input does not reproduce: the oracle says {verdict.outcome} ({described})")
+        return verdict
+
+    def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
+        timeout, options = self.options.timeout, self.options
+        self.timeout = timeout if timeout is not None else 600.0
+        run = self.judge(tree).run
+        if timeout is None:
+            self.timeout = max(MIN_TIMEOUT, 10 * run.seconds)
+        if self.target is None:
+            if run.ending != "exception":
+                raise NotReproducibleError(
+                    f"input does not reproduce: {self.entry} raises no exception to reduce for ({run.describe()}); "
+                    "name the target with --expect or use a command oracle (--run, --test)"
+                )
+            self.target = Target.from_run(run, options.match, options.same_frame)
+        elif options.same_frame and run.ending == "exception":
+            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
+        verdict = self.classify_run(run)
+        if verdict.outcome is not Outcome.FAIL:
+            raise NotReproducibleError(f"input does not reproduce: expected {self.target.describe()}, got {run.describe()}")
+        return verdict
+
+
+class FileInTree:
+    """An :class:`~astreduce.oracles.Oracle` over one file's text, the rest of the tree fixed."""
+
+    def __init__(self, oracle: TreeOracle, tree: Mapping[str, str], path: str) -> None:
+        self.oracle = oracle
+        self.tree = dict(tree)
+        self.path = path
+
+    @property
+    def identity(self) -> str:
+        return f"{self.oracle.identity}|{self.path}"
+
+    def with_text(self, text: str) -> dict[str, str]:
+        return {**self.tree, self.path: text}
+
+    def judge(self, text: str) -> Verdict:
+        return self.oracle.judge(self.with_text(text))
+
+    def start(self, text: str) -> Pending:
+        return self.oracle.start(self.with_text(text))
+
+
+def encode_tree(tree: Mapping[str, str]) -> str:
+    """One text for a whole tree, the same for equal trees (the session's cache key)."""
+    return json.dumps(dict(sorted(tree.items())))
+
+
+def decode_tree(text: str) -> dict[str, str]:
+    tree: dict[str, str] = json.loads(text)
+    return tree
+
+
+class EncodedTree:
+    """An :class:`~astreduce.oracles.Oracle` over encoded trees (see :func:`encode_tree`)."""
+
+    def __init__(self, oracle: TreeOracle) -> None:
+        self.oracle = oracle
+
+    @property
+    def identity(self) -> str:
+        return self.oracle.identity
+
+    def judge(self, text: str) -> Verdict:
+        return self.oracle.judge(decode_tree(text))
+
+    def start(self, text: str) -> Pending:
+        return self.oracle.start(decode_tree(text))
