@@ -10,7 +10,7 @@ import dataclasses
 import re
 from collections.abc import Iterator
 
-from astreduce.reducer import BlockHole, Edit, Replacement, Slice
+from astreduce.reducer import BlockHole, Edit, Hole, Part, Replacement, Slice
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.expressions import hoisted
 from astreduce.tree import Node, Tree
@@ -34,6 +34,38 @@ class AssignToPass(Transform):
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         yield "pass"
+
+
+class AssignToValue(Transform):
+    """Replace an assignment with its value, or drop one target of a chained assignment.
+
+    Applies to: Assign, AugAssign and AnnAssign (with a value) statements.
+    Yields: for ``a = b = v``, each target dropped (``b = v``, ``a = v``), most
+    removing first; then the value as an expression statement (``v``), which
+    keeps its side effects where ``assign-to-pass`` loses them.
+    Notes: the value keeps its own text (parentheses included), so
+    ``x = (y := f())`` becomes ``(y := f())``.
+    """
+
+    name = "assign-to-value"
+    phase = "classic"
+    node_kinds = frozenset({"Assign", "AugAssign", "AnnAssign"})
+
+    def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
+        fields = tree.fields[node.id]
+        values = fields.get("value", ())
+        if not values:
+            return  # ``x: int``
+        value = values[0]
+        targets = list(fields.get("targets", ()))
+        if len(targets) > 1:
+            for dropped in sorted(targets, key=lambda t: tree.nodes[t].start - tree.nodes[t].end):
+                parts: list[Part] = []
+                for target in targets:
+                    if target != dropped:
+                        parts += [Hole(target), " = "]
+                yield Replacement((*parts, Hole(value)))
+        yield Replacement((Hole(value),))
 
 
 class CompareToBool(Transform):

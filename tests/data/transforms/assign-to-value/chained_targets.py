@@ -1,0 +1,4 @@
+# flags: --require "label = " --require "= ''"
+label = title = ''
+# output
+label = ''
