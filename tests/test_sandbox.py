@@ -92,3 +92,72 @@ def test_reduction_with_hostile_candidates_keeps_files_intact(tmp_path: Path) ->
     reduced = output.read_text()
     assert "assert" in reduced and "fork" not in reduced and "sleep" not in reduced
     assert _descendants() == 0
+
+
+def test_calibrated_cpu_budget_ends_a_busy_hang_early_but_lets_a_sleeper_finish() -> None:
+    oracle = ExecOracle(Target.parse("AssertionError:My Test"))
+    oracle.calibrate("assert False, 'My Test'")
+    assert oracle.cpu_timeout is not None and oracle.timeout is not None
+    assert oracle.cpu_timeout < oracle.timeout
+
+    started = time.monotonic()
+    verdict = oracle.judge("while True:\n    pass\n")
+    spun = time.monotonic() - started
+    assert verdict.run.ending == "timeout" and "CPU" in verdict.run.detail, verdict
+    assert spun < oracle.timeout, (spun, oracle.timeout)
+
+    # sleeping past the CPU budget spends no CPU: the run is judged, not cut off
+    pause = oracle.cpu_timeout + 0.3
+    verdict = oracle.judge(f"import time\ntime.sleep({pause})\nassert False, 'My Test'\n")
+    assert verdict.outcome is Outcome.FAIL, verdict
+    assert _descendants() == 0
+
+
+def test_an_explicit_timeout_is_a_wall_clock_limit_without_cpu_budget() -> None:
+    oracle = ExecOracle(Target.parse("AssertionError:My Test"))
+    oracle.calibrate("assert False, 'My Test'", timeout=1.0)
+    assert oracle.cpu_timeout is None and oracle.timeout == 1.0
+    verdict = oracle.judge("import time\ntime.sleep(3)\n")
+    assert verdict.run.ending == "timeout" and "ran over 1 s" in verdict.run.detail, verdict
+
+
+ESCAPES = {
+    "os_fork_then_setsid": (
+        "import os, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.setsid()\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "open(PIDFILE, 'w').write(str(pid))\n"
+        "assert False, 'My Test'\n"
+    ),
+    "popen_new_session": (
+        "import subprocess, sys\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+        "open(PIDFILE, 'w').write(str(child.pid))\n"
+        "assert False, 'My Test'\n"
+    ),
+}
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/pids", os.W_OK), reason="needs a writable pids cgroup (root)")
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_a_grandchild_that_leaves_the_process_group_is_killed_too(name: str, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    oracle = ExecOracle(Target.parse("AssertionError:My Test"), timeout=20.0)
+    verdict = oracle.judge(f"PIDFILE = {str(pidfile)!r}\n" + ESCAPES[name])
+    assert verdict.outcome is Outcome.FAIL, verdict
+    escaped = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{escaped}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(escaped, 9)
+        pytest.fail(f"process {escaped} outlived its test")

@@ -16,6 +16,7 @@ Forking costs about 2.5 ms where starting an interpreter costs 14 ms
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -28,7 +29,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from astreduce.oracles import Run, Target, Verdict
-from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, release_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -38,14 +39,20 @@ PRECOMPILE_LIMIT = 20_000
 class Job:
     """A candidate running in a forked child; wait for it or kill it."""
 
-    def __init__(self, pid: int, read_fd: int, workdir: str, timeout: float, cap: ProcessGroupCap) -> None:
+    def __init__(
+        self, pid: int, read_fd: int, workdir: str, timeout: float, cap: ProcessGroupCap, cpu_timeout: float | None = None
+    ) -> None:
         self.pid = pid
         self.cap = cap
         self.fd = read_fd
         self.workdir = workdir
         self.started = time.monotonic()
-        self.deadline = self.started + timeout
         self.timeout = timeout
+        self.cpu_timeout = cpu_timeout if cpu_timeout is not None and cpu_timeout < timeout else None
+        self.own_files = frozenset()
+        """What the child writes into its folder itself: the folder may serve again when nothing else is left."""
+        # with a CPU budget, the first look is when the child could have spent it
+        self.deadline = self.started + (self.cpu_timeout if self.cpu_timeout is not None else timeout)
         self._buffer = b""
         self._run: Run | None = None
 
@@ -64,20 +71,41 @@ class Job:
         if readable:
             self._read()
         elif time.monotonic() >= self.deadline:
-            self._finish(Run("timeout", seconds=self.timeout, detail=f"ran over {self.timeout:g} s"))
+            self._check_overrun()
         return self._run
 
     def wait(self) -> Run:
         while self._run is None:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                self._finish(Run("timeout", seconds=self.timeout, detail=f"ran over {self.timeout:g} s"))
-                break
+                self._check_overrun()
+                continue
             readable, _, _ = select.select([self.fd], [], [], remaining)
             if readable:
                 self._read()
-        assert self._run is not None
         return self._run
+
+    def _check_overrun(self) -> None:
+        """At the deadline: end the run as a timeout, or move the deadline on.
+
+        The CPU budget ends a busy hang (a loop that lost its exit) as soon
+        as the child has burnt it, while a child that merely waited for a
+        core on a loaded machine gets the rest of its wall-clock time.
+        """
+        now = time.monotonic()
+        wall_end = self.started + self.timeout
+        if self.cpu_timeout is not None and now < wall_end:
+            used = child_cpu_seconds(self.pid)
+            if used is None:  # no /proc: the wall-clock limit alone
+                self.deadline = wall_end
+                return
+            if used < self.cpu_timeout:
+                self.deadline = min(wall_end, now + max(0.02, self.cpu_timeout - used))
+                return
+            detail = f"used {used:.2g} s of CPU (budget {self.cpu_timeout:g} s)"
+        else:
+            detail = f"ran over {self.timeout:g} s"
+        self._finish(Run("timeout", seconds=now - self.started, detail=detail))
 
     def kill(self) -> None:
         """Stop the child and everything it started; the job ends UNRESOLVED."""
@@ -88,9 +116,12 @@ class Job:
         chunk = os.read(self.fd, 65536)
         if chunk:
             self._buffer += chunk
-            return
+            if not self._buffer.endswith(b"\n"):
+                return
+            # the report is complete: a grandchild that inherited the pipe
+            # may keep it open, so do not wait for the end of the file
         seconds = time.monotonic() - self.started
-        self._finish(_decode_report(self._buffer, seconds), eof=True)
+        self._finish(_decode_report(self._buffer, seconds), eof=not chunk)
 
     def _finish(self, run: Run, eof: bool = False) -> None:
         if self._run is not None:
@@ -111,7 +142,20 @@ class Job:
             os.close(self.fd)
         except OSError:
             pass
-        remove_workdir(self.workdir)
+        release_workdir(self.workdir, self.own_files)
+
+
+def child_cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU seconds a running process has used (``/proc``), or ``None``."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _decode_report(data: bytes, seconds: float) -> Run:
@@ -137,7 +181,10 @@ class ExecOracle:
             :meth:`calibrate` reads it off the original.
         filename: the name the candidate runs under (its ``__file__``).
         append: text appended to every candidate (a separate test script).
-        timeout: seconds per test; ``None`` until :meth:`calibrate` sets it.
+        timeout: wall-clock seconds per test; ``None`` until :meth:`calibrate` sets it.
+        cpu_timeout: CPU seconds per test, usually far below ``timeout``: a
+            candidate that burns them is a hang however busy the machine
+            is. ``None`` when the user set ``--timeout`` (then it is exact).
         search_path: directory put first on ``sys.path`` (the original's folder).
     """
 
@@ -145,6 +192,7 @@ class ExecOracle:
     filename: str = "candidate.py"
     append: str = ""
     timeout: float | None = None
+    cpu_timeout: float | None = None
     search_path: str = ""
     limits: Limits = field(default_factory=Limits)
     tests: int = 0
@@ -166,8 +214,11 @@ class ExecOracle:
         self.timeout = timeout if timeout is not None else 600.0
         run = self.run(text)
         self.timeout = saved if saved is not None else max(MIN_TIMEOUT, 10 * run.seconds)
+        if saved is None:
+            self.cpu_timeout = max(MIN_CPU_TIMEOUT, 10 * run.seconds)
         if timeout is not None:
             self.timeout = timeout
+            self.cpu_timeout = None
         if self.target is None and run.ending in ("exception", "syntax"):
             self.target = Target.from_run(run, match, same_frame)
         elif self.target is not None and same_frame and run.ending == "exception":
@@ -190,14 +241,17 @@ class ExecOracle:
     def start(self, text: str) -> ExecPending:
         """Fork a child that runs ``text``; the returned job reports how it ended."""
         source = text + ("\n" + self.append if self.append else "")
-        if len(source) < PRECOMPILE_LIMIT:
-            early = _syntax_error(source, self.filename)
-            if early is not None:
-                return ExecPending(self, None, early)
-        timeout = self.timeout if self.timeout is not None else 600.0
         workdir = make_workdir()
+        path = os.path.join(workdir, os.path.basename(self.filename))
+        code = None
+        if len(source) < PRECOMPILE_LIMIT:
+            code = _compile(source, path)
+            if isinstance(code, Run):
+                release_workdir(workdir, frozenset())
+                return ExecPending(self, None, code)
+        timeout = self.timeout if self.timeout is not None else 600.0
         limits = self.limits.for_timeout(timeout)
-        cap = ProcessGroupCap(limits.processes)  # joining costs the child about 2 ms (measured)
+        cap = ProcessGroupCap(limits.processes)
         read_fd, write_fd = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -205,10 +259,12 @@ class ExecOracle:
         if pid == 0:  # the child: never returns
             os.close(read_fd)
             die_with_parent()
-            cap.join()
-            _child(source, self.filename, workdir, self.search_path, write_fd, limits)
+            cap.join_before_spawning()
+            _child(source, code, path, workdir, self.search_path, write_fd, limits)
         os.close(write_fd)
-        return ExecPending(self, Job(pid, read_fd, workdir, timeout, cap), None)
+        job = Job(pid, read_fd, workdir, timeout, cap, self.cpu_timeout)
+        job.own_files = frozenset({os.path.basename(path), OUTPUT_NAME})
+        return ExecPending(self, job, None)
 
 
 class ExecPending:
@@ -233,33 +289,43 @@ class ExecPending:
             self.job.kill()
 
 
-def _syntax_error(source: str, filename: str) -> Run | None:
-    """The run of a candidate that does not compile, found without forking."""
+#: The file in a test's folder that receives the candidate's stdout and stderr.
+OUTPUT_NAME = "output.txt"
+
+
+def _compile(source: str, path: str) -> types.CodeType | Run:
+    """The candidate compiled in the parent (the forked child runs this very code object),
+    or the run of a candidate that does not compile, found without forking.
+
+    The candidate's SyntaxWarnings are silenced here; a plain run would print
+    them, but the exec oracle judges only how the run ends.
+    """
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the candidate's SyntaxWarnings are not errors here
-            compile(source, filename, "exec", dont_inherit=True)
+            warnings.simplefilter("ignore")
+            return compile(source, path, "exec", dont_inherit=True)
     except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise
         return Run("syntax", exception=type(error).__qualname__, message=_syntax_message(error))
-    return None
 
 
-def _child(source: str, filename: str, workdir: str, search_path: str, report_fd: int, limits: Limits) -> None:
-    """Run ``source`` as ``__main__`` and write a one-line JSON report to ``report_fd``."""
+def _child(
+    source: str, code: types.CodeType | None, path: str, workdir: str, search_path: str, report_fd: int, limits: Limits
+) -> None:
+    """Run ``source`` (``code``, when the parent compiled it) as ``__main__``; report to ``report_fd``."""
     report: dict[str, str] = {"ending": "crash"}
     try:
+        gc.freeze()  # the parent's objects stay out of the child's collections: fewer copied pages
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.chdir(workdir)
-        path = os.path.join(workdir, os.path.basename(filename))
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as file:
             file.write(source)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
-        output = os.open(os.path.join(workdir, "output.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        output = os.open(os.path.join(workdir, OUTPUT_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(output, 1)
         os.dup2(output, 2)
         limits.apply()
@@ -267,7 +333,8 @@ def _child(source: str, filename: str, workdir: str, search_path: str, report_fd
         sys.argv = [path]
         sys.path[0:1] = [search_path or workdir]
         try:
-            code = compile(source, path, "exec", dont_inherit=True)
+            if code is None:
+                code = compile(source, path, "exec", dont_inherit=True)
         except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
             report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _syntax_message(error)}
         else:
@@ -294,7 +361,7 @@ def _child(source: str, filename: str, workdir: str, search_path: str, report_fd
         except BaseException:  # the candidate may have closed or replaced them
             pass
         try:
-            os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace"))
+            os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)
 
