@@ -163,23 +163,30 @@ class ImportGraph:
         """The paths of the files that ``path`` imports (explicitly or as parent packages)."""
         return {self.modules[r.module] for r in self.refs.get(path, []) if self.modules[r.module] != path}
 
-    def importers(self, path: str) -> set[str]:
-        """The files that import the module at ``path``."""
+    def importers(self, path: str, explicit: bool = False) -> set[str]:
+        """The files that import the module at ``path`` (with ``explicit``, by its name only)."""
         name = module_name(path)
         if name is None or self.modules.get(name) != path:
             return set()
-        return {importer for importer, refs in self.refs.items() if importer != path and any(r.module == name for r in refs)}
+        return {
+            importer
+            for importer, refs in self.refs.items()
+            if importer != path and any(r.module == name and (r.explicit or not explicit) for r in refs)
+        }
 
     def order(self, sizes: Mapping[str, int]) -> list[str]:
         """Every file, importers before the files they import (largest first among equals).
 
         Reducing an importer first drops the imports it does not need, so the
         modules only those imports kept alive can go whole, without being
-        reduced in vain. Files in an import cycle come in size order.
+        reduced in vain. Only imports by name count: a package's ``__init__``
+        that every module of the package runs implicitly (and that often
+        re-exports them all) would otherwise tie the whole package into one
+        cycle. Files in a cycle come in size order.
         """
         paths = sorted(sizes, key=lambda p: (-sizes[p], p))
         remaining = set(paths)
-        waiting = {p: {i for i in self.importers(p) if i in remaining} for p in paths}
+        waiting = {p: self.importers(p, explicit=True) for p in paths}
         ordered: list[str] = []
         while remaining:
             ready = [p for p in paths if p in remaining and not waiting[p] & remaining]

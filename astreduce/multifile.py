@@ -6,13 +6,16 @@ until a round changes nothing (C-Reduce's fixpoint):
 1. **delete files** — whole files go, greedily: all at once, then halves,
    down to single files (the entry file stays); a module nothing needs costs
    one test instead of a reduction;
-2. **reduce each file** with the single-file strategy (``auto`` by default:
-   every transform, to a fixpoint) while the other files stay fixed: each
-   candidate is the whole tree with that one file changed. Importers come
-   before the modules they import, and when a file has lost imports the
-   deletion pass runs again at once, so a module that only those imports kept
-   alive goes whole instead of being reduced in vain. A file is reduced again
-   in a later round only when the tree has changed since its last reduction;
+2. **reduce each file** while the other files stay fixed: each candidate is
+   the whole tree with that one file changed. Importers come before the
+   modules they import, and when a file has lost imports the deletion pass
+   runs again at once, so a module that only those imports kept alive goes
+   whole instead of being reduced in vain. The first round is a cheap sweep:
+   hierarchical statement deletion only, which removes most of what a large
+   package does not need for a few tests per statement. Later rounds run the
+   single-file strategy (``auto`` by default: every transform, to a
+   fixpoint), and reduce a file again only when the tree has changed since
+   its last reduction;
 3. **merge modules** — a module with one importer is merged into it
    (:mod:`astreduce.merge`). Merging after reducing meets small modules (few
    name clashes); the next round's reduction then works across the former
@@ -40,7 +43,7 @@ import hashlib
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,8 +57,8 @@ from astreduce.outcome import Outcome
 from astreduce.reduction import StopRequest, check_match, format_with_black, syntax_interpreter
 from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
-from astreduce.transforms import load_transforms
-from astreduce.tree import ForeignParser, Tree
+from astreduce.transforms import Opportunity, Transform, load_transforms
+from astreduce.tree import ForeignParser, Tree, is_statement
 from astreduce.treefiles import InputTree, check_output_dir, default_output_dir, read_input, write_tree
 from astreduce.treeoracle import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 
@@ -229,6 +232,35 @@ class TreeResult:
         }
 
 
+class StatementDeletion(Transform):
+    """The ``delete`` transform restricted to statements: the first, cheap sweep over every file.
+
+    Named ``delete`` so that the ``auto`` strategy runs it as its hierarchical
+    statement deletion (module level, then each nesting level); the element
+    deletion that follows finds nothing to propose and costs no test. Not
+    registered: it exists only inside a multi-file reduction's first round.
+    """
+
+    name = "delete"
+    phase = "delete"
+
+    def __init__(self, inner: Transform) -> None:
+        self.inner = inner
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        for opportunity in self.inner.opportunities(tree):
+            if is_statement(tree.nodes[opportunity.target].kind):
+                yield opportunity
+
+
+def sweep_plan(plan: Plan, strategy: str) -> Plan | None:
+    """The first round's cheap plan, or ``None`` when the strategy is not ``auto`` or has no ``delete``."""
+    delete = next((t for t in plan.transforms if t.name == "delete"), None)
+    if strategy != "auto" or delete is None:
+        return None
+    return Plan([StatementDeletion(delete)], rounds=1, extras=False, parse=plan.parse, foreign_parser=plan.foreign_parser)
+
+
 class TreeReducer:
     """The passes over one tree, to a fixpoint; :meth:`run`, then :meth:`finish`."""
 
@@ -345,14 +377,16 @@ class TreeReducer:
 
     def run(self, rounds: int = MAX_ROUNDS) -> None:
         """Run the passes until a round changes nothing; raises ``Interrupted`` on a stop request."""
+        sweep = sweep_plan(self.plan, self.strategy)
+        plans = ([sweep] if sweep is not None else []) + [self.plan] * rounds
         self._attach(self.trees)
         try:
-            for _ in range(rounds):
+            for plan in plans:
                 before = self.best_size.key
                 self._delete_files()
-                self._reduce_files()
+                self._reduce_files(plan)
                 self._merge_modules()
-                if self.best_size.key >= before:
+                if plan is self.plan and self.best_size.key >= before:
                     return
         finally:
             self._attach(None)
@@ -404,27 +438,29 @@ class TreeReducer:
         self._end(stats)
         return merged
 
-    def _reduce_files(self) -> None:
-        """Reduce every file in turn, importers first."""
+    def _reduce_files(self, plan: Plan) -> None:
+        """Reduce every file in turn with ``plan``, importers first."""
+        full = plan is self.plan
         graph = ImportGraph.of(self.best)
         for path in graph.order({p: len(t) for p, t in self.best.items()}):
             self._check_stop()
-            if path not in self.best or self._reduced_in.get(path) == _digest(self.best):
+            if path not in self.best or (full and self._reduced_in.get(path) == _digest(self.best)):
                 continue
             modules = modules_of(self.best)
             before = {r.module for r in references(path, self.best[path], modules)}
-            self._reduce_file(path)
-            self._reduced_in[path] = _digest(self.best)
+            self._reduce_file(path, plan)
+            if full:
+                self._reduced_in[path] = _digest(self.best)
             after = {r.module for r in references(path, self.best[path], modules)}
             if before - after:
                 self._delete_files()
 
-    def _reduce_file(self, path: str) -> None:
-        """The single-file strategy on ``path``, the rest of the tree fixed."""
+    def _reduce_file(self, path: str, plan: Plan) -> None:
+        """The single-file strategy with ``plan`` on ``path``, the rest of the tree fixed."""
         text = self.best[path]
         if not text.strip() or _BINARY.search(text):
             return
-        python = is_python(path, text) and self.plan.parse(text) is not None
+        python = is_python(path, text) and plan.parse(text) is not None
         base = self.best
         adapter = FileInTree(self.oracle, base, path)
         session = Session(
@@ -436,7 +472,7 @@ class TreeReducer:
         self._attach(session)
         try:
             if python:
-                run_strategy(self.strategy, session, self.plan)
+                run_strategy(self.strategy if plan is self.plan else "auto", session, plan)
             else:
                 unit_pass(session, "lines", lines_of(text), apply_greedily)
         finally:

@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.isolate import DirectoryOracle, _REPORT_MARK, _RUNNER, _TreePending, materialise
-from astreduce.oracles import Pending, Target, Verdict
+from astreduce.oracles import Finished, Pending, Run, Target, Verdict
 from astreduce.oracles.command import Process, Signature, command_argv, script_argv
 from astreduce.oracles.options import FLAKINESS_RUNS
-from astreduce.oracles.sandbox import MIN_TIMEOUT, make_workdir
+from astreduce.oracles.sandbox import MIN_TIMEOUT, make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 
@@ -68,7 +69,17 @@ class TreeOracle(DirectoryOracle):
             else:
                 target = os.path.join(workdir, self.entry) if self.entry else workdir
                 argv, shell = command_argv(command, file=target, python=self.python, dir=workdir)
-            processes.append(Process(argv, workdir, timeout, limits, None, shell))
+            missing = None if shell else _not_runnable(argv[0], workdir)
+            if missing is None:
+                try:
+                    processes.append(Process(argv, workdir, timeout, limits, None, shell))
+                except OSError as error:  # what the check above cannot foresee (a bad #! line)
+                    missing = f"cannot run {argv[0]}: {error.strerror}"
+            if missing is not None:
+                for process in processes:
+                    process.kill()
+                remove_workdir(workdir)
+                return Finished(Verdict(Outcome.UNRESOLVED, Run("crash", detail=missing)))
         return _TreePending(self, processes)
 
     def calibrate(self, tree: Mapping[str, str]) -> Verdict:
@@ -94,7 +105,8 @@ class TreeOracle(DirectoryOracle):
         assert command is not None
         command.timeout = timeout if timeout is not None else 600.0
         pending = self.start(tree)
-        assert isinstance(pending, _TreePending)
+        if not isinstance(pending, _TreePending):
+            raise NotReproducibleError(f"input does not reproduce: {pending.wait().run.detail}")
         signatures = [p.wait() for p in pending.processes]
         first = signatures[0]
         if timeout is None:
@@ -135,6 +147,25 @@ class TreeOracle(DirectoryOracle):
         if verdict.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: expected {self.target.describe()}, got {run.describe()}")
         return verdict
+
+
+def _not_runnable(program: str, workdir: str) -> str | None:
+    """Why ``program`` cannot start in ``workdir``, or ``None``.
+
+    A candidate tree may lack the very script that the command runs
+    (``--run ./build.sh``): that is the candidate's failure (UNRESOLVED), not
+    astreduce's, so it is found before ``Popen`` raises in our own process.
+    """
+    if os.sep in program:
+        path = os.path.join(workdir, program)
+        if not os.path.isfile(path):
+            return f"cannot run {program}: no such file"
+        if not os.access(path, os.X_OK):
+            return f"cannot run {program}: not executable"
+        return None
+    if shutil.which(program) is None:
+        return f"cannot run {program}: not found on PATH"
+    return None
 
 
 class FileInTree:

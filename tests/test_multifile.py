@@ -1,0 +1,379 @@
+"""Multi-file reduction: ``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``.
+
+Real files in temporary folders, ``python -m astreduce`` as a subprocess, real
+exit statuses. The module-level helpers (import graph, merge) are checked
+directly first; then small trees go through the command line end to end:
+whole files deleted, a module merged into its importer, a data file reduced
+by lines, an executable script kept executable, several files named one by
+one, an interruption, and every kind of bad input. The input tree must come
+out byte for byte untouched every time. The corpora case (a 1,249-line
+package) runs only with ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from astreduce.imports import ImportGraph, module_name
+from astreduce.merge import merge
+
+REPO = Path(__file__).resolve().parent.parent
+ASTREDUCE = [sys.executable, "-m", "astreduce"]
+ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def astreduce(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ASTREDUCE, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=ENV)
+
+
+def one_line(stderr: str) -> str:
+    """``stderr`` must be exactly one line, from astreduce, without a traceback."""
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("astreduce: "), stderr
+    return lines[0]
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    return root
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file under ``root``: bytes, mode and mtime, to prove nothing was written."""
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mode, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def files_of(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def last_error(folder: Path, entry: str) -> str:
+    """The last traceback line of ``python ENTRY`` run in ``folder``."""
+    done = subprocess.run(
+        [sys.executable, entry], cwd=folder, capture_output=True, text=True, timeout=30, env=ENV
+    )
+    lines = done.stderr.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+# --- the import graph and the merge ------------------------------------------------
+
+
+SHOP = {
+    "main.py": '"""Print a bill."""\nfrom shop.checkout import checkout\n\nprint("bill")\ncheckout(["apple", "pear"])\n',
+    "shop/__init__.py": '"""A shop."""\nfrom shop.catalog import PRICES\n',
+    "shop/catalog.py": 'PRICES = {"apple": 3, "pear": 0, "plum": 5}\nNAMES = sorted(PRICES)\n\n\ndef price(name):\n    return PRICES[name]\n',
+    "shop/checkout.py": (
+        "from shop.catalog import price\nfrom shop import report\n\n\ndef checkout(items):\n"
+        "    total = 0\n    for item in items:\n        total += 100 // price(item)\n    report.show(total)\n    return total\n"
+    ),
+    "shop/report.py": 'def show(total):\n    print("total", total)\n',
+    "shop/unused.py": "def helper():\n    return 42\n",
+    "README.md": "The shop.\n",
+}
+
+
+def test_module_names() -> None:
+    assert module_name("pkg/sub/m.py") == "pkg.sub.m"
+    assert module_name("pkg/__init__.py") == "pkg"
+    assert module_name("README.md") is None
+    assert module_name("my-script.py") is None
+
+
+def test_importers_count_parent_packages_but_ordering_does_not() -> None:
+    graph = ImportGraph.of(SHOP)
+    assert graph.importers("shop/checkout.py") == {"main.py"}
+    assert graph.importers("shop/catalog.py") == {"shop/__init__.py", "shop/checkout.py"}
+    # every module of the package runs shop/__init__.py; main.py imports it by name too
+    assert graph.importers("shop/__init__.py") == {"main.py", "shop/checkout.py"}
+    assert graph.importers("shop/__init__.py", explicit=True) == {"shop/checkout.py"}
+    order = graph.order({path: len(text) for path, text in SHOP.items()})
+    assert order.index("main.py") < order.index("shop/checkout.py") < order.index("shop/catalog.py")
+    assert order.index("shop/checkout.py") < order.index("shop/report.py")
+
+
+@pytest.mark.parametrize(
+    ("importer", "expected"),
+    [
+        pytest.param("from helpers import area as a, PI\nprint(a(2), PI)\n", "print(a(2), PI)", id="from-import-with-alias"),
+        pytest.param("import helpers as h\nprint(h.area(2), h.PI)\n", "print(area(2), PI)", id="import-as"),
+        pytest.param("import helpers\nprint(helpers.area(2))\n", "print(area(2))", id="import"),
+    ],
+)
+def test_merge_rewrites_the_importer(importer: str, expected: str) -> None:
+    tree = {"main.py": importer, "helpers.py": '"""Helpers."""\nPI = 3\n\n\ndef area(r):\n    return PI * r * r\n'}
+    merged = merge(tree, "helpers.py", "main.py")
+    assert merged is not None and set(merged) == {"main.py"}
+    text = merged["main.py"]
+    assert "def area(r):" in text and expected in text and "import helpers" not in text
+    assert '"""Helpers."""' not in text
+    namespace: dict[str, object] = {}
+    exec(compile(text, "main.py", "exec"), namespace)  # the merged program runs
+    if "as a" in importer:
+        assert "a = area\n" in text
+
+
+def test_merge_of_a_submodule_makes_its_relative_imports_absolute() -> None:
+    tree = {
+        "run.py": "from pkg import calc\nprint(calc.double(2))\n",
+        "pkg/calc.py": "from __future__ import annotations\nfrom .base import ONE\n\n\ndef double(x):\n    return 2 * x * ONE\n",
+        "pkg/base.py": "ONE = 1\n",
+    }
+    merged = merge(tree, "pkg/calc.py", "run.py")
+    assert merged is not None
+    text = merged["run.py"]
+    assert text.startswith("from __future__ import annotations\n")
+    assert "from pkg.base import ONE" in text and "print(double(2))" in text
+    assert "pkg/calc.py" not in merged and merged["pkg/base.py"] == "ONE = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("tree", "module", "importer"),
+    [
+        pytest.param({"m.py": "x = 1\n", "main.py": "import m\nprint(m)\n"}, "m.py", "main.py", id="module-object-used"),
+        pytest.param({"m.py": "x = 1\n", "main.py": "def f():\n    import m\n    return m.x\n"}, "m.py", "main.py", id="import-in-a-function"),
+        pytest.param({"m.py": "x = 1\n", "main.py": "y = 2; import m\nprint(m.x)\n"}, "m.py", "main.py", id="import-after-semicolon"),
+        pytest.param({"m.py": "import main\nx = 1\n", "main.py": "import m\nprint(m.x)\n"}, "m.py", "main.py", id="module-imports-its-importer"),
+        pytest.param(
+            {"p/__init__.py": "A = 1\n", "p/q.py": "B = 2\n", "main.py": "import p.q\nprint(p.A, p.q.B)\n"},
+            "p/__init__.py", "main.py", id="package-whose-submodule-is-imported",
+        ),
+    ],
+)
+def test_merge_refuses_what_it_cannot_rewrite(tree: dict[str, str], module: str, importer: str) -> None:
+    assert merge(tree, module, importer) is None
+
+
+# --- end to end -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shop_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str], dict[str, tuple[bytes, int, int]]]:
+    """The shop tree reduced once through the CLI, with a report."""
+    root = tmp_path_factory.mktemp("shop")
+    write_tree(root / "shop-src", SHOP)
+    before = snapshot(root / "shop-src")
+    process = astreduce("reduce", "shop-src", "--entry", "main.py", "-o", "out", "--report", "report.json", "-q", cwd=root)
+    return root, process, before
+
+
+def test_directory_reduces_to_a_directory_that_reproduces(shop_run: tuple[Path, subprocess.CompletedProcess[str], dict[str, tuple[bytes, int, int]]]) -> None:
+    root, process, before = shop_run
+    assert process.returncode == 0, process.stderr
+    out = root / "out"
+    assert out.is_dir()
+    assert last_error(out, "main.py") == "ZeroDivisionError: integer division or modulo by zero"
+    assert snapshot(root / "shop-src") == before  # the input is never written
+    assert sorted(p.name for p in root.iterdir()) == ["out", "report.json", "shop-src"]  # no leftovers
+    assert f"==> main.py <==\n{(out / 'main.py').read_text()}" in process.stdout
+
+
+def test_unneeded_files_go_and_a_module_is_merged_into_its_importer(shop_run: tuple[Path, subprocess.CompletedProcess[str], dict[str, tuple[bytes, int, int]]]) -> None:
+    root, process, _ = shop_run
+    report = json.loads((root / "report.json").read_text())
+    assert report["verified"] is True
+    fates = {f["path"]: f["fate"] for f in report["files"]}
+    assert fates["shop/checkout.py"] == "merged into main.py"
+    for gone in ("README.md", "shop/unused.py", "shop/report.py"):
+        assert fates[gone] == "deleted", gone
+    for used in ("shop/__init__.py", "shop/catalog.py"):  # may go either way: the price table is on the path
+        assert fates[used] in ("deleted", "merged into main.py"), used
+    assert sorted(files_of(root / "out")) == ["main.py"]
+    assert {"module": "shop/checkout.py", "into": "main.py"} in report["merges"]
+    assert report["input"]["files"] == 7 and report["output"]["files"] == 1
+    assert report["output"]["tokens"] < report["input"]["tokens"] / 5
+    by_path = {f["path"]: f for f in report["files"]}
+    assert by_path["main.py"]["input"]["tokens"] == 19 and by_path["shop/unused.py"]["output"] is None
+    assert report["tests"] > 0 and report["seconds"] > 0 and report["passes"]
+
+
+def test_data_file_is_reduced_by_lines_and_a_script_stays_executable(tmp_path: Path) -> None:
+    """--run with a script of the tree; the data it reads shrinks to the line that matters."""
+    data = "".join(f"row {n}\n" for n in range(30)).replace("row 17\n", "boom\n")
+    write_tree(
+        tmp_path / "src",
+        {
+            "run.sh": f"#!/bin/sh\nexec {sys.executable} main.py\n",
+            "main.py": (
+                "import helper\n\nfor line in open('data.txt'):\n    helper.check(line.strip())\n"
+            ),
+            "helper.py": "def check(row):\n    if row == 'boom':\n        raise ValueError('bad row: ' + row)\n",
+            "notes.txt": "nothing to see\n",
+        },
+    )
+    (tmp_path / "src" / "data.txt").write_text(data)
+    (tmp_path / "src" / "run.sh").chmod(0o755)
+    before = snapshot(tmp_path / "src")
+    process = astreduce(
+        "reduce", "src", "--run", "./run.sh", "--stderr", "ValueError: bad row: boom", "--transforms", "delete", "-q", cwd=tmp_path
+    )
+    assert process.returncode == 0, process.stderr
+    out = tmp_path / "src.reduced"  # the default output: DIR.reduced next to DIR
+    files = files_of(out)
+    assert "notes.txt" not in files and "helper.py" not in files  # deleted; helper merged into main.py
+    assert files["data.txt"] == "boom\n"
+    assert (out / "run.sh").stat().st_mode & stat.S_IXUSR
+    assert last_error(out, "main.py") == "ValueError: bad row: boom"
+    assert snapshot(tmp_path / "src") == before
+
+
+def test_several_files_and_an_interestingness_script(tmp_path: Path) -> None:
+    """FILE FILE ...: the first runs by default with --entry; --test gets the copy's folder."""
+    write_tree(
+        tmp_path,
+        {
+            "app.py": "import util\nimport extra\n\nutil.parse('12x')\n",
+            "util.py": "def parse(text):\n    return int(text)\n\n\ndef unused():\n    return 1\n",
+            "extra.py": "VALUE = 3\n",
+            "interesting.sh": f'#!/bin/sh\ncd "$1" && {sys.executable} app.py 2>&1 | grep -q "invalid literal"\n',
+        },
+    )
+    before = snapshot(tmp_path)
+    process = astreduce(
+        "reduce", "app.py", "util.py", "extra.py", "--test", "interesting.sh", "--transforms", "delete", "-q", cwd=tmp_path
+    )
+    assert process.returncode == 0, process.stderr
+    out = tmp_path / "app.reduced"  # several files: FIRST.reduced
+    assert sorted(files_of(out)) == ["app.py"]
+    assert "invalid literal" in last_error(out, "app.py")
+    assert snapshot(tmp_path) == {**before, **{k: v for k, v in snapshot(tmp_path).items() if k.startswith("app.reduced/")}}
+    # --entry: the exec oracle over several files (the first file by default)
+    process = astreduce("reduce", "app.py", "util.py", "extra.py", "--transforms", "delete", "-o", "exec-out", "-q", cwd=tmp_path)
+    assert process.returncode == 0, process.stderr
+    assert sorted(files_of(tmp_path / "exec-out")) == ["app.py"]
+
+
+def test_interrupt_writes_the_best_tree_so_far(tmp_path: Path) -> None:
+    lines = "".join(f"value_{n} = {n}\n" for n in range(40))
+    write_tree(
+        tmp_path / "src",
+        {
+            "main.py": "import time\nimport lib\n\ntime.sleep(0.2)\nlib.fail()\n",
+            "lib.py": lines + "\n\ndef fail():\n    raise KeyError('gone')\n",
+            "other.py": lines,
+        },
+    )
+    before = snapshot(tmp_path / "src")
+    process = subprocess.Popen(
+        [*ASTREDUCE, "reduce", "src", "--entry", "main.py", "-j", "1", "-o", "out"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+    )
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "out").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(3)  # a few tests into the search
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted; best result so far (verified) written to out" in stderr
+    assert last_error(tmp_path / "out", "main.py") == "KeyError: 'gone'"
+    assert snapshot(tmp_path / "src") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(["missing"], "missing: cannot read: No such file or directory", id="missing-directory"),
+        pytest.param(["empty"], "empty: the directory holds no files to reduce", id="empty-directory"),
+        pytest.param(["src", "--entry", "main.py", "-o", "src/out"], "inside the input directory", id="output-inside-input"),
+        pytest.param(["src", "--entry", "main.py", "-o", "src"], "inside the input directory", id="output-is-input"),
+        pytest.param(["src", "--entry", "main.py", "-o", "full"], "exists and is not empty", id="output-not-empty"),
+        pytest.param(["src", "--entry", "main.py", "-o", "file.txt"], "must be a directory", id="output-is-a-file"),
+        pytest.param(["src", "--entry", "main.py", "-o", "nowhere/out"], "does not exist", id="output-folder-missing"),
+        pytest.param(["src", "--entry", "nope.py"], "--entry nope.py: no such file in the input", id="entry-missing"),
+        pytest.param(["src", "--entry", "../main.py"], "must be a path inside the input", id="entry-outside"),
+        pytest.param(["src"], "needs --entry FILE", id="no-oracle"),
+        pytest.param(["src", "--entry", "main.py", "--append", "file.txt"], "--append cannot be used", id="append"),
+        pytest.param(["src", "--entry", "main.py", "--in-place"], "--in-place is for a single file", id="in-place"),
+        pytest.param(["src", "--entry", "main.py", "--resume"], "--resume and --cache-dir are for a single file", id="resume"),
+        pytest.param(["src", "--entry", "main.py", "--report", "src/r.json"], "inside the input directory", id="report-inside-input"),
+        pytest.param(["src/main.py", "--entry", "main.py"], "--entry goes with a directory or several files", id="entry-with-one-file"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path: Path, args: list[str], expected: str) -> None:
+    write_tree(tmp_path, {"src/main.py": "raise ValueError('x')\n", "full/keep.txt": "mine\n", "file.txt": "text\n"})
+    (tmp_path / "empty").mkdir()
+    before = snapshot(tmp_path)
+    process = astreduce("reduce", *args, "-q", cwd=tmp_path)
+    assert process.returncode == 2, process.stderr
+    assert expected in one_line(process.stderr)
+    assert process.stdout == ""
+    assert snapshot(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "file.txt", "full", "src"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(["--entry", "main.py"], "input does not reproduce: main.py raises no exception", id="entry-raises-nothing"),
+        pytest.param(["--entry", "main.py", "--expect", "KeyError"], "expected KeyError, got no exception", id="other-exception"),
+        pytest.param(["--run", "true"], "the command succeeded (exit status 0)", id="command-succeeds"),
+    ],
+)
+def test_input_that_does_not_reproduce_exits_1(tmp_path: Path, args: list[str], expected: str) -> None:
+    write_tree(tmp_path, {"src/main.py": "print('fine')\n", "src/lib.py": "X = 1\n"})
+    process = astreduce("reduce", "src", *args, "-q", cwd=tmp_path)
+    assert process.returncode == 1, process.stderr
+    assert expected in one_line(process.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]  # nothing written
+
+
+# --- the corpora case --------------------------------------------------------------------
+
+
+def _load_tools() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("multifile_tools", REPO / "corpora" / "multifile" / "tools.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the defining module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [case.name for case in _load_tools().load_cases()])
+def test_corpora_case_ends_small(tmp_path: Path, name: str) -> None:
+    """A package reduced end to end: at most ``max_files`` files, ``max_tokens`` tokens, still interesting."""
+    tools = _load_tools()
+    case = next(c for c in tools.load_cases() if c.name == name)
+    source = tools.materialise(case, tmp_path)
+    before = snapshot(source)
+    args = tools.resolve_args(case, tmp_path)
+    process = astreduce(
+        "reduce", str(source), *args, "-o", str(tmp_path / "out"), "--report", str(tmp_path / "report.json"), "-q",
+        cwd=tmp_path, timeout=3600,
+    )
+    assert process.returncode == 0, process.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["verified"] is True
+    out = files_of(tmp_path / "out")
+    assert len(out) <= case.max_files, sorted(out)
+    assert sum(tools.token_count(text) for text in out.values()) <= case.max_tokens
+    assert tools.interesting(case, tmp_path / "out")
+    assert not set(out) & set(case.unneeded), sorted(out)  # only pieces of the modules the failure needs
+    assert snapshot(source) == before
+    print(f"\n{name}: {report['input']['files']} -> {report['output']['files']} files, "
+          f"{report['input']['lines']} -> {report['output']['lines']} lines, "
+          f"{report['input']['tokens']} -> {report['output']['tokens']} tokens, "
+          f"{report['tests']} tests, {report['seconds']:.0f} s")
