@@ -27,6 +27,9 @@ import pytest
 
 from astreduce.imports import ImportGraph, module_name
 from astreduce.merge import merge
+from astreduce.multifile import resolve_entry
+from astreduce.treefiles import read_input
+from astreduce.treefiles import write_tree as write_output
 
 REPO = Path(__file__).resolve().parent.parent
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
@@ -162,6 +165,27 @@ def test_merge_of_a_submodule_makes_its_relative_imports_absolute() -> None:
 )
 def test_merge_refuses_what_it_cannot_rewrite(tree: dict[str, str], module: str, importer: str) -> None:
     assert merge(tree, module, importer) is None
+
+
+def test_entry_is_a_path_in_the_tree_or_from_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path / "src", {"main.py": "", "lib/x.py": ""})
+    monkeypatch.chdir(tmp_path)
+    given = read_input([Path("src")])
+    assert given.root == (tmp_path / "src").resolve() and sorted(given.files) == ["lib/x.py", "main.py"]
+    assert resolve_entry("main.py", given) == "main.py"
+    assert resolve_entry("src/main.py", given) == "main.py"
+    assert resolve_entry(None, given) is None  # a directory names no entry
+    several = read_input([Path("src/lib/x.py"), Path("src/main.py")])
+    assert several.root == (tmp_path / "src").resolve() and resolve_entry(None, several) == "lib/x.py"
+
+
+def test_output_directory_is_replaced_whole_and_keeps_modes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_output(out, {"a.py": "1\n", "pkg/b.py": "2\n", "run.sh": "#!/bin/sh\n"}, {"run.sh": 0o755, "a.py": 0o644})
+    assert (out / "run.sh").stat().st_mode & 0o777 == 0o755
+    write_output(out, {"a.py": "3\n"}, {})
+    assert files_of(out) == {"a.py": "3\n"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary folder left
 
 
 # --- end to end -------------------------------------------------------------------------
