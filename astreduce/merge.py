@@ -106,10 +106,10 @@ def _module_body(text: str, tree: ast.Module, path: str, importer: str) -> tuple
             start, end = offsets.lines_of(node)
             edits.append((start, end, ""))
     if package_of(path) != package_of(importer):
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level > 0:
-                target = absolute(node.level, node.module, path)
-                start = offsets.at(node.lineno, node.col_offset)
+        for found in ast.walk(tree):
+            if isinstance(found, ast.ImportFrom) and found.level > 0:
+                target = absolute(found.level, found.module, path)
+                start = offsets.at(found.lineno, found.col_offset)
                 head = _FROM_HEAD.match(text, start)
                 if target is None or head is None:
                     return None

@@ -84,7 +84,7 @@ def read_input(paths: Sequence[Path]) -> InputTree:
     else:
         root = Path(os.path.commonpath([p if p.is_dir() else p.parent for p in resolved]))
     tree = InputTree(root, {})
-    for given, path in zip(paths, resolved):
+    for path in resolved:
         if path.is_dir():
             tree.folders.append(path)
             for directory, folders, names in os.walk(path):
