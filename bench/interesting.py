@@ -38,6 +38,7 @@ the bench learns a case's target when its args have no ``--expect``.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import re
 import signal
@@ -136,6 +137,7 @@ def run_candidate(program: str, python: str, timeout: float, filename: str) -> E
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         except OSError as error:
             return Ending("crash", detail=f"cannot start {python}: {error.strerror}")
@@ -158,6 +160,18 @@ def run_candidate(program: str, python: str, timeout: float, filename: str) -> E
         return Ending("ok" if child.returncode == 0 else "crash", detail=detail)
     exception, message, frame = parsed
     return Ending("exception", exception, message, frame)
+
+
+def _die_with_parent() -> None:
+    """In the candidate, before exec: SIGKILL when this checker dies.
+
+    A reducer that kills the checker on its own timeout would otherwise leave
+    a looping candidate running, in a session of its own, for ever.
+    """
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _kill_group(pid: int) -> None:

@@ -534,14 +534,14 @@ def test_cancelling_a_test_interrupted_while_it_is_reaped(monkeypatch: pytest.Mo
 
     oracle = execution.ExecOracle(target=Target("ValueError", match="type"), timeout=10)
     pending = oracle.start("raise ValueError('x')\n")
-    remove = execution.remove_workdir
+    release = execution.release_workdir
 
-    def interrupted(path: str) -> None:
-        monkeypatch.setattr(execution, "remove_workdir", remove)
-        remove(path)
+    def interrupted(path: str, own_files: frozenset[str]) -> None:
+        monkeypatch.setattr(execution, "release_workdir", release)
+        release(path, own_files)
         raise KeyboardInterrupt  # as if SIGINT arrived here
 
-    monkeypatch.setattr(execution, "remove_workdir", interrupted)
+    monkeypatch.setattr(execution, "release_workdir", interrupted)
     with pytest.raises(KeyboardInterrupt):
         pending.wait()
     pending.cancel()  # what Session._parallel's cleanup does on the way out

@@ -18,7 +18,7 @@ for astreduce's own errors.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -43,6 +43,8 @@ class Run:
     seconds: float = 0.0
     detail: str = ""
     """For 'crash' and 'timeout': what the parent saw (signal, exit status)."""
+    spawned: bool | None = field(default=None, compare=False)
+    """From the exec oracle's report: whether the test started a process (``None``: not known)."""
 
     def describe(self) -> str:
         """A short human description: ``AssertionError('My Test')``, ``no exception``."""

@@ -29,7 +29,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from astreduce.oracles import Run, Target, Verdict
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, release_workdir
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, reap, release_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -127,11 +127,17 @@ class Job:
         if self._run is not None:
             return
         kill_group(self.pid)
-        try:
-            _, status = os.waitpid(self.pid, 0)
-        except ChildProcessError:  # reaped already (an interrupt arrived after the wait)
-            status = 0
-        self.cap.kill_all()  # after the wait: an unreaped child would still count as a member
+        status = 0
+        if run.spawned is False:
+            # the report says the test started no process: nothing else to wait for or kill
+            reap(self.pid)
+            self.cap.release_unused()
+        else:
+            try:
+                _, status = os.waitpid(self.pid, 0)
+            except ChildProcessError:  # reaped already (an interrupt arrived after the wait)
+                pass
+            self.cap.kill_all()  # after the wait: an unreaped child would still count as a member
         if eof and run.ending == "crash" and not run.detail:
             if os.WIFSIGNALED(status):
                 run = Run("crash", seconds=run.seconds, detail=f"killed by {signal.Signals(os.WTERMSIG(status)).name}")
@@ -167,6 +173,7 @@ def _decode_report(data: bytes, seconds: float) -> Run:
             message=report.get("message", ""),
             frame=report.get("frame", ""),
             seconds=seconds,
+            spawned=bool(report.get("spawned", True)),
         )
     except (ValueError, KeyError, UnicodeDecodeError):
         return Run("crash", seconds=seconds)
@@ -260,7 +267,7 @@ class ExecOracle:
             os.close(read_fd)
             die_with_parent()
             cap.join_before_spawning()
-            _child(source, code, path, workdir, self.search_path, write_fd, limits)
+            _child(source, code, path, workdir, self.search_path, write_fd, limits, cap)
         os.close(write_fd)
         job = Job(pid, read_fd, workdir, timeout, cap, self.cpu_timeout)
         job.own_files = frozenset({os.path.basename(path), OUTPUT_NAME})
@@ -311,10 +318,17 @@ def _compile(source: str, path: str) -> types.CodeType | Run:
 
 
 def _child(
-    source: str, code: types.CodeType | None, path: str, workdir: str, search_path: str, report_fd: int, limits: Limits
+    source: str,
+    code: types.CodeType | None,
+    path: str,
+    workdir: str,
+    search_path: str,
+    report_fd: int,
+    limits: Limits,
+    cap: ProcessGroupCap,
 ) -> None:
     """Run ``source`` (``code``, when the parent compiled it) as ``__main__``; report to ``report_fd``."""
-    report: dict[str, str] = {"ending": "crash"}
+    report: dict[str, object] = {"ending": "crash"}
     try:
         gc.freeze()  # the parent's objects stay out of the child's collections: fewer copied pages
         os.setpgid(0, 0)
@@ -361,6 +375,7 @@ def _child(
         except BaseException:  # the candidate may have closed or replaced them
             pass
         try:
+            report["spawned"] = cap.joined  # type: ignore[assignment]
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)

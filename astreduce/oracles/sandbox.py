@@ -126,6 +126,8 @@ class ProcessGroupCap:
     def __init__(self, limit: int, enabled: bool = True) -> None:
         self.path: Path | None = None
         self.limit = limit
+        self.joined = False
+        """In the test's process: whether it joined (it started, or was about to start, a process)."""
         if not enabled:
             return
         while _idle_cgroups:
@@ -149,6 +151,7 @@ class ProcessGroupCap:
 
     def join(self) -> None:
         """Move the calling process (the test's first process) into the cgroup."""
+        self.joined = True
         if self.path is not None:
             try:
                 (self.path / "cgroup.procs").write_text(f"{os.getpid()}\n")
@@ -194,8 +197,16 @@ class ProcessGroupCap:
         except (ImportError, AttributeError):
             pass
 
+    def release_unused(self) -> None:
+        """Hand back a cgroup the test never joined (its report said so): nothing to kill."""
+        if self.path is not None and os.getpid() == _OWNER and len(_idle_cgroups) < _IDLE_LIMIT:
+            _idle_cgroups.append((self.path, self.limit))
+            self.path = None
+        else:
+            self.kill_all()
+
     def kill_all(self) -> None:
-        """Kill every live process left in the cgroup, then remove it."""
+        """Kill every live process left in the cgroup, then remove it (or keep it for the next test)."""
         if self.path is None:
             return
         procs = self.path / "cgroup.procs"
@@ -240,6 +251,25 @@ _IDLE_LIMIT = 64
 #: The process that owns the pools (a forked child must not hand them on).
 _OWNER = os.getpid()
 _swept = False
+
+
+def reap(pid: int) -> None:
+    """Collect the exit of a killed test's process later: waiting for a large process
+    to tear down costs 1-2 ms, and nothing needs its status."""
+    _unreaped.append(pid)
+    still: list[int] = []
+    for child in _unreaped:
+        try:
+            done, _ = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        if done == 0:
+            still.append(child)
+    _unreaped[:] = still
+
+
+#: Killed test processes not yet collected (see :func:`reap`).
+_unreaped: list[int] = []
 
 
 def _remove_cgroup(path: Path) -> None:
