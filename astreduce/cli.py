@@ -195,6 +195,7 @@ class _Progress:
 @click.option("--entry", metavar="FILE", help="A directory or several files: the file that runs as __main__, with the copy's folder first on sys.path (the exec oracle), and {file} in --run [default for several files: the first one].")
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
+@click.option("--exhaustive", is_flag=True, help="In every round of the auto strategy, retry one by one every edit that failed before, not only those whose surroundings changed: 1-minimal in every round, about twice the tests on large inputs.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
@@ -236,6 +237,7 @@ def _reduce_file(
     resume: bool,
     cache_dir: Path | None,
     jobs: int,
+    exhaustive: bool,
     **oracle_values: Any,
 ) -> None:
     """``astreduce reduce FILE``."""
@@ -285,6 +287,7 @@ def _reduce_file(
                         on_improve=save,
                         on_progress=progress,
                         search_path=str(file.resolve().parent),
+                        exhaustive=exhaustive,
                     )
                 except ReductionStopped as stopped:
                     error = stopped
@@ -322,6 +325,7 @@ def _reduce_tree(
     resume: bool,
     cache_dir: Path | None,
     jobs: int,
+    exhaustive: bool,
     **oracle_values: Any,
 ) -> None:
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
@@ -329,8 +333,8 @@ def _reduce_tree(
         options = options_from(oracle_values)
         if in_place:
             raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
-        if resume or cache_dir is not None:
-            raise UsageError("--resume and --cache-dir are for a single file, not for a directory or several files")
+        if resume or cache_dir is not None or exhaustive:
+            raise UsageError("--resume, --cache-dir and --exhaustive are for a single file, not for a directory or several files")
         options.check()
         given = read_input(inputs)
         target = output or default_output_dir(inputs)

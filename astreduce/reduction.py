@@ -363,6 +363,7 @@ def reduce_source(
     resume: bool = False,
     cache_dir: str | Path | None = None,
     stop: StopRequest | None = None,
+    exhaustive: bool = False,
 ) -> Result:
     """Reduce ``text`` to a smallest program the oracle still judges FAIL.
 
@@ -376,7 +377,8 @@ def reduce_source(
     ``~/.cache/astreduce``), so a rerun continues where an interrupted one stopped.
 
     ``stop`` (a :class:`StopRequest`) lets a signal handler stop the search
-    between two tests.
+    between two tests. ``exhaustive`` retries, in every round, each single
+    edit that failed before (see :func:`~astreduce.strategies.apply_greedily`).
 
     Raises:
         UsageError: unknown strategy or transform; input that the strategy cannot parse.
@@ -423,7 +425,10 @@ def reduce_source(
     store = None
     if resume:
         store = OutcomeStore(cache_dir or default_cache_dir(), f"{oracle.identity}|{filename}|{search_path}")
-    session = Session(text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs, store=store)
+    session = Session(
+        text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs, store=store,
+        retry_stale=exhaustive,
+    )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
     # rendering recurses along the tree: deep expressions need more than the default limit

@@ -78,6 +78,10 @@ class Session:
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
     require_parse: bool = False
+    stale: set[bytes] = field(default_factory=set)
+    """Keys (:func:`~astreduce.strategies.change_key`) of single edits that did not FAIL alone."""
+    retry_stale: bool = False
+    """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
 
     def __post_init__(self) -> None:
         self.best = self.text
