@@ -330,7 +330,7 @@ def test_interrupt_writes_the_best_tree_so_far(tmp_path: Path) -> None:
         pytest.param(["src"], "needs --entry FILE", id="no-oracle"),
         pytest.param(["src", "--entry", "main.py", "--append", "file.txt"], "--append cannot be used", id="append"),
         pytest.param(["src", "--entry", "main.py", "--in-place"], "--in-place is for a single file", id="in-place"),
-        pytest.param(["src", "--entry", "main.py", "--resume"], "--resume and --cache-dir are for a single file", id="resume"),
+        pytest.param(["src", "--entry", "main.py", "--resume"], "--resume, --cache-dir and --exhaustive are for a single file", id="resume"),
         pytest.param(["src", "--entry", "main.py", "--report", "src/r.json"], "inside the input directory", id="report-inside-input"),
         pytest.param(["src/main.py", "--entry", "main.py"], "--entry goes with a directory or several files", id="entry-with-one-file"),
     ],

@@ -35,7 +35,7 @@ def test_the_key_sees_two_lines_around_the_change_and_nothing_further(
 
 
 def test_exhaustive_tests_more_and_both_results_reproduce() -> None:
-    case = REPO / "corpora" / "class_override"
+    case = REPO / "corpora" / "markup_stripping"
     text = (case / "input.py").read_text(encoding="utf-8")
     append = (case / "check.py").read_text(encoding="utf-8")
     options = dict(expect="AssertionError:My Test", append=append, search_path=str(case), filename="input.py")
