@@ -80,7 +80,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 import click
 
@@ -99,7 +99,7 @@ from astreduce.oracles.command import (
     script_argv,
 )
 from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, build_oracle
-from astreduce.oracles.sandbox import Limits, make_workdir
+from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.reduction import check_match, check_output_path, read_source, write_atomically
 from astreduce.report import EXIT_INTERRUPTED, return_code
 
@@ -752,61 +752,83 @@ class DirectoryOracle:
             return self.command.classify(signatures)
         return self.classify_run(_run_from(signatures[0]))
 
+    #: How calibration messages name the tree and the job (a subclass reduces an input).
+    subject: ClassVar[str] = "NEW"
+    job: ClassVar[str] = "isolate"
+
     def calibrate(self, tree: Mapping[str, str]) -> Verdict:
         """Run NEW: set the target (exec) or the signature (command) and the timeout.
 
         Raises:
             NotReproducibleError: NEW does not fail, or not reliably.
         """
-        options = self.options
         if self.entry is not None and self.entry not in tree:
             raise UsageError(f"--entry {self.entry}: no such file in the tree")
-        if self.command is not None:
-            self.command.timeout = options.timeout if options.timeout is not None else 600.0
-            pending = self.start(tree)
-            assert isinstance(pending, _TreePending)
-            signatures = [p.wait() for p in pending.processes]
-            first = signatures[0]
-            if options.timeout is None:
-                self.command.timeout = max(1.0, 10 * max(s.seconds for s in signatures))
-            if not (self.command.script or self.command.differential or self.command.criteria.given):
-                if first.timed_out:
-                    raise NotReproducibleError(f"NEW does not fail: the command timed out after {first.seconds:.1f} s; use --hang to isolate a hang")
-                if first.signal is None and first.exit_code == 0:
-                    raise NotReproducibleError(
-                        "NEW does not fail: the command succeeded (exit status 0); "
-                        "say what to look for with --signal, --exit-code, --stderr or --stdout"
-                    )
-                self.command.target = Signature(first.signal, first.exit_code, first.stderr_line)
-            verdict = self.command.classify(signatures)
-            if verdict.outcome is not Outcome.FAIL:
-                described = " / ".join(s.describe() for s in signatures)
-                raise NotReproducibleError(f"NEW does not fail: the oracle says {verdict.outcome} ({described})")
-        else:
-            self.timeout = options.timeout if options.timeout is not None else 600.0
-            verdict = self.judge(tree)
-            run = verdict.run
-            if options.timeout is None:
-                self.timeout = max(2.0, 10 * run.seconds)
-            if self.target is None:
-                if run.ending != "exception":
-                    raise NotReproducibleError(
-                        f"NEW does not fail: it raises no exception to isolate for ({run.describe()}); "
-                        "name the target with --expect or use a command oracle (--run, --test)"
-                    )
-                self.target = Target.from_run(run, options.match, options.same_frame)
-            elif options.same_frame and run.ending == "exception":
-                self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
-            verdict = self.classify_run(run)
-            if verdict.outcome is not Outcome.FAIL:
-                assert self.target is not None
-                raise NotReproducibleError(f"NEW does not fail: expected {self.target.describe()}, got {run.describe()}")
+        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
         for _ in range(FLAKINESS_RUNS - 1):
             again = self.judge(tree)
             if again.outcome is not Outcome.FAIL:
                 raise NotReproducibleError(
                     f"NEW does not fail reliably: a second run gave {again.outcome} ({again.run.describe()})"
                 )
+        return verdict
+
+    def _fails_not(self) -> str:
+        return "NEW does not fail" if self.subject == "NEW" else f"{self.subject} does not reproduce"
+
+    def _entry_named(self) -> str:
+        return "it"
+
+    def _calibrate_command(self, tree: Mapping[str, str]) -> Verdict:
+        """Run the tree under the command: its signature becomes the target unless criteria were given."""
+        command, timeout = self.command, self.options.timeout
+        assert command is not None
+        command.timeout = timeout if timeout is not None else 600.0
+        pending = self.start(tree)
+        if not isinstance(pending, _TreePending):
+            return pending.wait()  # the command cannot even start: the caller's check reports it
+        signatures = [p.wait() for p in pending.processes]
+        first = signatures[0]
+        if timeout is None:
+            command.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
+        if not (command.script or command.differential or command.criteria.given):
+            if first.timed_out:
+                raise NotReproducibleError(
+                    f"{self._fails_not()}: the command timed out after {first.seconds:.1f} s; "
+                    f"use --hang to {self.job} a hang"
+                )
+            if first.signal is None and first.exit_code == 0:
+                raise NotReproducibleError(
+                    f"{self._fails_not()}: the command succeeded (exit status 0); "
+                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
+                )
+            command.target = Signature(first.signal, first.exit_code, first.stderr_line)
+        verdict = command.classify(signatures)
+        if verdict.outcome is not Outcome.FAIL:
+            described = " / ".join(s.describe() for s in signatures)
+            raise NotReproducibleError(f"{self._fails_not()}: the oracle says {verdict.outcome} ({described})")
+        return verdict
+
+    def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
+        """Run the entry file: its exception becomes the target unless --expect named one."""
+        timeout, options = self.options.timeout, self.options
+        self.timeout = timeout if timeout is not None else 600.0
+        run = self.judge(tree).run
+        if timeout is None:
+            self.timeout = max(MIN_TIMEOUT, 10 * run.seconds)
+        if self.target is None:
+            if run.ending != "exception":
+                raise NotReproducibleError(
+                    f"{self._fails_not()}: {self._entry_named()} raises no exception to {self.job} for "
+                    f"({run.describe()}); name the target with --expect or use a command oracle (--run, --test)"
+                )
+            self.target = Target.from_run(run, options.match, options.same_frame)
+        elif options.same_frame and run.ending == "exception":
+            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
+        verdict = self.classify_run(run)
+        if verdict.outcome is not Outcome.FAIL:
+            assert self.target is not None
+            raise NotReproducibleError(f"{self._fails_not()}: expected {self.target.describe()}, got {run.describe()}")
         return verdict
 
     def classify_run(self, run: Run) -> Verdict:

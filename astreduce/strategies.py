@@ -46,7 +46,7 @@ from astreduce.errors import DDPreconditionError, UsageError
 from astreduce.outcome import Outcome
 from astreduce.reducer import Edit, NodeReducer
 from astreduce.session import Session
-from astreduce.transforms import Opportunity, TextOpportunity, TextTransform, Transform
+from astreduce.transforms import Opportunity, TextTransform, Transform
 from astreduce.tree import Tree, is_statement, parse_or_none
 
 #: Largest result (in tokens) on which ``auto`` runs a token-level pass.

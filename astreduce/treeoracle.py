@@ -9,8 +9,8 @@ and the same command handling (``--run`` with ``{dir}``, ``{file}`` and
 
 * the copy keeps each file's mode, so a script in the tree that ``--run``
   starts (``./build.sh``) stays executable;
-* calibration speaks of the *input* (not of isolate's NEW version), uses the
-  project's minimum timeout, and runs the original three times to catch a
+* calibration (shared with isolate) speaks of the *input*, not of
+  isolate's NEW version, and runs the original three times to catch a
   flaky oracle, as the single-file reducer does.
 
 Two adapters let the single-file machinery (:class:`~astreduce.session.Session`:
@@ -28,13 +28,14 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.isolate import DirectoryOracle, _REPORT_MARK, _RUNNER, _TreePending, materialise
-from astreduce.oracles import Finished, Pending, Run, Target, Verdict
-from astreduce.oracles.command import Process, Signature, command_argv, script_argv
+from astreduce.oracles import Finished, Pending, Run, Verdict
+from astreduce.oracles.command import Process, command_argv, script_argv
 from astreduce.oracles.options import FLAKINESS_RUNS
-from astreduce.oracles.sandbox import MIN_TIMEOUT, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 
@@ -49,6 +50,11 @@ class TreeOracle(DirectoryOracle):
     """
 
     modes: Mapping[str, int] = field(default_factory=dict)
+    subject: ClassVar[str] = "input"
+    job: ClassVar[str] = "reduce"
+
+    def _entry_named(self) -> str:
+        return str(self.entry)
 
     def start(self, tree: Mapping[str, str]) -> Pending:
         timeout = self.command.wait_limit if self.command is not None else self.timeout
@@ -98,54 +104,6 @@ class TreeOracle(DirectoryOracle):
             raise NotReproducibleError(
                 f"input does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}"
             )
-        return verdict
-
-    def _calibrate_command(self, tree: Mapping[str, str]) -> Verdict:
-        command, timeout = self.command, self.options.timeout
-        assert command is not None
-        command.timeout = timeout if timeout is not None else 600.0
-        pending = self.start(tree)
-        if not isinstance(pending, _TreePending):
-            raise NotReproducibleError(f"input does not reproduce: {pending.wait().run.detail}")
-        signatures = [p.wait() for p in pending.processes]
-        first = signatures[0]
-        if timeout is None:
-            command.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
-        if not (command.script or command.differential or command.criteria.given):
-            if first.timed_out:
-                raise NotReproducibleError(
-                    f"input does not reproduce: the command timed out after {first.seconds:.1f} s; use --hang to reduce a hang"
-                )
-            if first.signal is None and first.exit_code == 0:
-                raise NotReproducibleError(
-                    "input does not reproduce: the command succeeded (exit status 0); "
-                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
-                )
-            command.target = Signature(first.signal, first.exit_code, first.stderr_line)
-        verdict = command.classify(signatures)
-        if verdict.outcome is not Outcome.FAIL:
-            described = " / ".join(s.describe() for s in signatures)
-            raise NotReproducibleError(f"input does not reproduce: the oracle says {verdict.outcome} ({described})")
-        return verdict
-
-    def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
-        timeout, options = self.options.timeout, self.options
-        self.timeout = timeout if timeout is not None else 600.0
-        run = self.judge(tree).run
-        if timeout is None:
-            self.timeout = max(MIN_TIMEOUT, 10 * run.seconds)
-        if self.target is None:
-            if run.ending != "exception":
-                raise NotReproducibleError(
-                    f"input does not reproduce: {self.entry} raises no exception to reduce for ({run.describe()}); "
-                    "name the target with --expect or use a command oracle (--run, --test)"
-                )
-            self.target = Target.from_run(run, options.match, options.same_frame)
-        elif options.same_frame and run.ending == "exception":
-            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
-        verdict = self.classify_run(run)
-        if verdict.outcome is not Outcome.FAIL:
-            raise NotReproducibleError(f"input does not reproduce: expected {self.target.describe()}, got {run.describe()}")
         return verdict
 
 
