@@ -733,16 +733,18 @@ class DirectoryOracle:
         for command in commands:
             workdir = make_workdir()
             materialise(tree, workdir)
-            if self.command is None:
-                argv = [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)]
-                shell = False
-            elif self.command.script:
-                argv, shell = [*script_argv(command), workdir], False
-            else:
-                target = os.path.join(workdir, self.entry) if self.entry else workdir
-                argv, shell = command_argv(command, file=target, python=self.python, dir=workdir)
+            argv, shell = self.argv(command, workdir)
             processes.append(Process(argv, workdir, timeout, limits, None, shell))
         return _TreePending(self, processes)
+
+    def argv(self, command: str, workdir: str) -> tuple[list[str], bool]:
+        """What runs one test in ``workdir`` (the entry runner, the script, or the command), and whether through a shell."""
+        if self.command is None:
+            return [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)], False
+        if self.command.script:
+            return [*script_argv(command), workdir], False
+        target = os.path.join(workdir, self.entry) if self.entry else workdir
+        return command_argv(command, file=target, python=self.python, dir=workdir)
 
     def judge(self, tree: Mapping[str, str]) -> Verdict:
         return self.start(tree).wait()

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.isolate import DirectoryOracle, _REPORT_MARK, _RUNNER, _TreePending, materialise
+from astreduce.isolate import DirectoryOracle, _TreePending, materialise
 from astreduce.oracles import Finished, Pending, Run, Verdict
-from astreduce.oracles.command import Process, command_argv, script_argv
+from astreduce.oracles.command import Process
 from astreduce.oracles.options import FLAKINESS_RUNS
 from astreduce.oracles.sandbox import make_workdir, remove_workdir
 from astreduce.outcome import Outcome
@@ -67,14 +67,7 @@ class TreeOracle(DirectoryOracle):
             for path, mode in self.modes.items():
                 if path in tree and mode & 0o111:
                     os.chmod(Path(workdir) / path, mode & 0o7777)
-            if self.command is None:
-                argv = [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)]
-                shell = False
-            elif self.command.script:
-                argv, shell = [*script_argv(command), workdir], False
-            else:
-                target = os.path.join(workdir, self.entry) if self.entry else workdir
-                argv, shell = command_argv(command, file=target, python=self.python, dir=workdir)
+            argv, shell = self.argv(command, workdir)
             missing = None if shell else _not_runnable(argv[0], workdir)
             if missing is None:
                 try:
