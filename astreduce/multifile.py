@@ -55,6 +55,7 @@ from astreduce.merge import merge
 from astreduce.oracles.options import OracleOptions
 from astreduce.outcome import Outcome
 from astreduce.reduction import StopRequest, check_match, format_with_black, syntax_interpreter
+from astreduce.report import passes_report
 from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform, load_transforms
@@ -212,16 +213,7 @@ class TreeResult:
             "seconds": round(self.seconds, 3),
             "oracle_seconds": round(self.oracle_seconds, 3),
             "strategy": self.strategy,
-            "passes": [
-                {
-                    "name": p.name,
-                    "tests": p.tests,
-                    "seconds": round(p.seconds, 3),
-                    "tokens_before": p.tokens_before,
-                    "tokens_after": p.tokens_after,
-                }
-                for p in self.passes
-            ],
+            "passes": passes_report(self.passes),
             "verified": self.verified,
             "formatted": self.formatted,
             "interrupted": self.interrupted,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.measure import Size
 from astreduce.reduction import Result
+from astreduce.session import PassStats
 
 EXIT_OK = 0
 EXIT_NOT_REPRODUCIBLE = 1
@@ -33,6 +35,20 @@ def _size(path: str | None, size: Size, nodes: int | None) -> dict[str, Any]:
     return {"path": path, "bytes": size.bytes, "lines": size.lines, "tokens": size.tokens, "ast_nodes": nodes}
 
 
+def passes_report(passes: Iterable[PassStats]) -> list[dict[str, Any]]:
+    """Each pass's figures, as every report (single file or tree) lists them."""
+    return [
+        {
+            "name": p.name,
+            "tests": p.tests,
+            "seconds": round(p.seconds, 3),
+            "tokens_before": p.tokens_before,
+            "tokens_after": p.tokens_after,
+        }
+        for p in passes
+    ]
+
+
 def report_dict(result: Result, input_path: str | None, output_path: str | None) -> dict[str, Any]:
     """The report's fields: DESIGN.md lists the required ones."""
     return {
@@ -43,16 +59,7 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "seconds": round(result.seconds, 3),
         "oracle_seconds": round(result.oracle_seconds, 3),
         "strategy": result.strategy,
-        "passes": [
-            {
-                "name": p.name,
-                "tests": p.tests,
-                "seconds": round(p.seconds, 3),
-                "tokens_before": p.tokens_before,
-                "tokens_after": p.tokens_after,
-            }
-            for p in result.passes
-        ],
+        "passes": passes_report(result.passes),
         "verified": result.verified,
         "formatted": result.formatted,
         "interrupted": result.interrupted,
