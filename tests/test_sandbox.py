@@ -172,3 +172,40 @@ def test_a_grandchild_that_leaves_the_process_group_is_killed_too(name: str, tmp
     else:
         os.kill(escaped, 9)
         pytest.fail(f"process {escaped} outlived its test")
+
+
+def _processes_mentioning(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    if marker.encode() in cmdline.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("oracle", [["--run", "{python} {file}", "--hang", "1"], ["--expect", "RuntimeError"]])
+def test_candidates_die_with_a_killed_reducer(oracle: list[str], tmp_path: Path) -> None:
+    """kill -9 of astreduce while candidates sleep: none of them outlives it (the parent-death signal)."""
+    marker = f"sleeper_{os.getpid()}_{len(oracle)}"
+    source = tmp_path / f"{marker}.py"
+    body = "import time\ntime.sleep(60)\n" if "--hang" in oracle else "import time\nx = 1\ntime.sleep(60)\nraise RuntimeError\n"
+    source.write_text("".join(f"v{i} = {i}\n" for i in range(20)) + body)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "astreduce", "reduce", str(source), *oracle, "--timeout", "30", "-j", "2",
+         "-o", str(tmp_path / "out.py"), "-q", "--no-format"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not _processes_mentioning(marker + ".py") or len(_processes_mentioning(marker)) < 2:
+        assert time.monotonic() < deadline, "no candidate started"
+        time.sleep(0.1)
+    process.kill()
+    process.wait(10)
+    deadline = time.monotonic() + 10
+    while [pid for pid in _processes_mentioning(marker) if pid != process.pid] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_mentioning(marker) == []

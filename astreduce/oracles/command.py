@@ -27,10 +27,13 @@ from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.oracles import Run, Verdict
-from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import (
+    MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, pdeathsig_launcher, release_workdir, wait_exit,
+)
 from astreduce.outcome import Outcome
 
 _TAIL = 65536
+_STDOUT, _STDERR = ".astreduce-stdout", ".astreduce-stderr"
 
 
 @dataclass(frozen=True)
@@ -88,15 +91,21 @@ def _last_line(text: str) -> str:
 class Process:
     """One command running in its own folder, process group and cgroup."""
 
-    def __init__(self, argv: list[str], workdir: str, timeout: float, limits: Limits, stdin_path: str | None, shell: bool) -> None:
+    def __init__(
+        self, argv: list[str], workdir: str, timeout: float, limits: Limits, stdin_path: str | None, shell: bool,
+        own_files: frozenset[str] = frozenset(),
+    ) -> None:
         self.workdir = workdir
+        self.own_files = own_files | {_STDOUT, _STDERR}
+        """What the folder may hold for the next test to reuse it (emptied)."""
         self.shell = shell
         self.timeout = timeout
         self.started = time.monotonic()
         self.cap = ProcessGroupCap(limits.processes)
-        self.out = Path(workdir) / ".astreduce-stdout"
-        self.err = Path(workdir) / ".astreduce-stderr"
+        self.out = Path(workdir) / _STDOUT
+        self.err = Path(workdir) / _STDERR
         cap = self.cap
+        launcher = pdeathsig_launcher()
 
         def prepare() -> None:  # runs in the child between fork and exec
             die_with_parent()
@@ -104,16 +113,26 @@ class Process:
             limits.apply()
 
         with open(self.out, "wb") as out, open(self.err, "wb") as err, open(stdin_path or os.devnull, "rb") as inp:
-            self.popen = subprocess.Popen(
-                argv if not shell else argv[0],
-                shell=shell,
-                cwd=workdir,
-                stdin=inp,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                preexec_fn=prepare,
-            )
+            if launcher is not None:
+                # no Python between fork and exec: the limits and the cgroup are set from here,
+                # while the launcher is still starting, before the command can start anything
+                self.popen = subprocess.Popen(
+                    [*launcher, *(argv if not shell else ["/bin/sh", "-c", argv[0]])],
+                    cwd=workdir, stdin=inp, stdout=out, stderr=err, start_new_session=True,
+                )
+                limits.apply_to(self.popen.pid)
+                cap.join(self.popen.pid)
+            else:
+                self.popen = subprocess.Popen(
+                    argv if not shell else argv[0],
+                    shell=shell,
+                    cwd=workdir,
+                    stdin=inp,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    preexec_fn=prepare,
+                )
         self.result: Signature | None = None
 
     def wait(self, timeout: float | None = None) -> Signature:
@@ -121,11 +140,7 @@ class Process:
             return self.result
         limit = self.timeout if timeout is None else timeout
         remaining = max(0.0, self.started + limit - time.monotonic())
-        timed_out = False
-        try:
-            self.popen.wait(remaining)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = not wait_exit(self.popen, remaining)
         seconds = time.monotonic() - self.started
         self._stop()
         code = self.popen.returncode
@@ -141,14 +156,14 @@ class Process:
             seconds=seconds,
             timed_out=timed_out,
         )
-        remove_workdir(self.workdir)
+        release_workdir(self.workdir, self.own_files)
         return self.result
 
     def kill(self) -> None:
         if self.result is None:
             self._stop()
             self.result = Signature(None, None, "", timed_out=True)
-            remove_workdir(self.workdir)
+            release_workdir(self.workdir, self.own_files)
 
     def _stop(self) -> None:
         kill_group(self.popen.pid)
@@ -312,7 +327,10 @@ class CommandOracle:
             else:
                 argv, shell = command_argv(command, file=path, python=self.python, dir=workdir)
             limits = self.limits.for_timeout(self.wait_limit)
-            processes.append(Process(argv, workdir, self.wait_limit, limits, path if self.stdin else None, shell))
+            processes.append(
+                Process(argv, workdir, self.wait_limit, limits, path if self.stdin else None, shell,
+                        frozenset({os.path.basename(path)}))
+            )
         return _CommandPending(self, processes, [])
 
     def judge(self, text: str) -> Verdict:

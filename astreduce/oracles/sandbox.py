@@ -29,8 +29,10 @@ import stat
 import sys
 import os
 import resource
+import select
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -72,6 +74,21 @@ class Limits:
             except (ValueError, OSError):  # a limit this system will not let us set: run without it
                 pass
 
+    def apply_to(self, pid: int) -> None:
+        """Set the limits on another process (a command just started, before it runs anything of its own)."""
+        for which, value in (
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_AS, self.memory_bytes),
+            (resource.RLIMIT_FSIZE, self.file_bytes),
+            (resource.RLIMIT_NPROC, self.processes),
+        ):
+            try:
+                hard = resource.prlimit(pid, which)[1]
+                limit = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.prlimit(pid, which, (limit, hard))
+            except (ValueError, OSError, AttributeError):  # gone already, or not allowed: run without it
+                pass
+
     def for_timeout(self, timeout: float) -> Limits:
         """These limits with the CPU limit just above ``timeout``; the address
         space never below twice what the (forking) parent already uses."""
@@ -93,6 +110,63 @@ def die_with_parent() -> None:
             _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except AttributeError:  # not Linux: the process group kill on timeout remains
         pass
+
+
+_launcher: list[str] | None | bool = False
+
+
+def pdeathsig_launcher() -> list[str] | None:
+    """A command prefix that sets the parent-death signal and execs the rest: util-linux's ``setpriv``.
+
+    Starting a command through it lets :mod:`subprocess` use ``vfork``
+    instead of running Python code between fork and exec (``preexec_fn``),
+    which forces a full ``fork`` of astreduce's process: 2.3 ms a start
+    instead of 7 ms here. None when ``setpriv`` is missing or too old.
+    """
+    global _launcher
+    if _launcher is False:
+        _launcher = None
+        setpriv = shutil.which("setpriv")
+        if setpriv is not None:
+            prefix = [setpriv, "--pdeathsig", "KILL", "--"]
+            try:
+                done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
+                if done.returncode == 0:
+                    _launcher = prefix
+            except (OSError, subprocess.SubprocessError):
+                pass
+    return _launcher if isinstance(_launcher, list) else None
+
+
+def wait_exit(popen: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``popen`` to end and reap it; False on a timeout.
+
+    Waits on a pidfd, which wakes the moment the process ends;
+    :meth:`subprocess.Popen.wait` with a timeout polls with sleeps of up to
+    50 ms, which cost a 60 ms test 25 ms on average.
+    """
+    try:
+        descriptor = os.pidfd_open(popen.pid)
+    except (AttributeError, OSError):  # not Linux 5.3+, or reaped already
+        try:
+            popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    try:
+        poller = select.poll()
+        poller.register(descriptor, select.POLLIN)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if poller.poll(max(0, int(left * 1000) + 1)):
+                break
+            if left <= 0:
+                return False
+    finally:
+        os.close(descriptor)
+    popen.wait()
+    return True
 
 
 def _load_libc() -> ctypes.CDLL | None:
@@ -149,12 +223,12 @@ class ProcessGroupCap:
         except OSError:
             self.path = None
 
-    def join(self) -> None:
-        """Move the calling process (the test's first process) into the cgroup."""
+    def join(self, pid: int | None = None) -> None:
+        """Move the calling process (the test's first process), or process ``pid``, into the cgroup."""
         self.joined = True
         if self.path is not None:
             try:
-                (self.path / "cgroup.procs").write_text(f"{os.getpid()}\n")
+                (self.path / "cgroup.procs").write_text(f"{os.getpid() if pid is None else pid}\n")
             except OSError:
                 pass
 
