@@ -468,6 +468,7 @@ class TreeReducer:
             else:
                 unit_pass(session, "lines", lines_of(text), apply_greedily)
         finally:
+            session.close()
             self._attach(self.trees)
             self.current = None
             for name in self.totals:
@@ -594,6 +595,8 @@ def reduce_tree(
             reducer.run()
         except (KeyboardInterrupt, Interrupted):
             interrupted = True
+        finally:
+            reducer.trees.close()
         interrupted = interrupted or (stop is not None and stop.requested)
         result = reducer.finish(started=started, format=format, interrupted=interrupted)
     finally:

@@ -442,6 +442,7 @@ def reduce_source(
         except (KeyboardInterrupt, Interrupted):
             interrupted = True
         finally:
+            session.close()  # candidates started ahead must not outlive the search
             if stop is not None:
                 stop._session = None
                 interrupted = interrupted or stop.requested

@@ -82,6 +82,10 @@ class Session:
     """Keys (:func:`~astreduce.strategies.change_key`) of single edits that did not FAIL alone."""
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
+    lookahead: Callable[[str], str | None] | None = None
+    """Set by a strategy during a pass: the next pass's first candidate, should this pass end with the given text."""
+    fail_rate: float = 0.3
+    """A moving average of how often a test FAILs: where speculation pays, on the FAIL or the PASS side."""
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -91,6 +95,8 @@ class Session:
         self._pass_name = "start"
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
+        self._prefetched: dict[bytes, Pending] = {}
+        """Candidates started on the FAIL side of the search: what it tests next if the one before FAILs."""
 
     # --- testing ----------------------------------------------------------
 
@@ -99,13 +105,30 @@ class Session:
             return result
         raise AssertionError("no outcome")  # pragma: no cover
 
-    def outcomes(self, texts: Iterable[str]) -> Iterator[Outcome]:
-        """Outcomes of candidate texts, lazily, in order; cached ones cost no test."""
+    def outcomes(
+        self,
+        texts: Iterable[str],
+        if_fails: Callable[[int], str | None] | None = None,
+        if_none: Callable[[], str | None] | None = None,
+    ) -> Iterator[Outcome]:
+        """Outcomes of candidate texts, lazily, in order; cached ones cost no test.
+
+        ``if_fails(i)`` is the text the search tests next if the ``i``-th
+        candidate FAILs, ``if_none()`` the one it tests next if none does
+        (None: not known). A parallel executor may start them early.
+        """
         if self.start is None or self.jobs <= 1:
             for text in texts:
                 yield self._one(text)
             return
-        yield from self._parallel(texts)
+        yield from self._parallel(texts, if_fails, if_none)
+
+    def close(self) -> None:
+        """Cancel every candidate still running ahead (the end of a reduction)."""
+        for pending in self._prefetched.values():
+            pending.cancel()
+        self.speculative += len(self._prefetched)
+        self._prefetched.clear()
 
     @contextmanager
     def parsing_candidates_only(self) -> Iterator[None]:
@@ -149,31 +172,70 @@ class Session:
         self.oracle_seconds += time.monotonic() - started
         return self._record(key, text, verdict.outcome)
 
-    def _parallel(self, texts: Iterable[str]) -> Iterator[Outcome]:
+    def _parallel(
+        self, texts: Iterable[str], if_fails: Callable[[int], str | None] | None, if_none: Callable[[], str | None] | None
+    ) -> Iterator[Outcome]:
         """Keep up to ``jobs`` uncached candidates running ahead; yield outcomes in order.
 
         The consumer decides on outcomes in order, so the first FAIL in the
         search's own order wins whatever finishes first: results are the same
-        for every ``jobs``. When the consumer stops reading, running
-        candidates are cancelled at once.
+        for every ``jobs``. A free slot goes to whichever is likelier to be
+        needed (from :attr:`fail_rate`): the next candidate in order, needed
+        if none before it FAILs; the one the search tests after the next
+        outcome if that is a FAIL (``if_fails``); or, once every candidate is
+        drawn, the one it tests after this call if nothing FAILs
+        (``if_none``). The last two are kept running into the next call,
+        which adopts them if its first candidate is theirs. When the consumer
+        stops reading, the rest is cancelled at once.
         """
         assert self.start is not None
         source = iter(texts)
         window: deque[tuple[bytes, str, Pending | None, Outcome | None]] = deque()
         pending: Pending | None
         running: dict[bytes, Pending] = {}
-        exhausted = False
+        inherited = set(self._prefetched)  # started by the previous call: adopted by this one's first text or never
+        drawn = 0  # texts taken from ``source``: the index of the next one
+        branched = -1  # the last index whose FAIL side was considered
+        branch_key: bytes | None = None  # started on the FAIL side of the next outcome
+        look_key: bytes | None = None  # started for after this call
+        looked = exhausted = False
+        kept: bytes | None = None
         try:
             while True:
-                while not exhausted and len(running) < self.jobs:
+                while len(running) + len(self._prefetched) < self.jobs:
+                    head = drawn - len(window)  # the index of the next outcome
+                    ahead = sum(1 for entry in window if entry[2] is not None)
+                    can_branch = if_fails is not None and branched < head and bool(window) and window[0][2] is not None
+                    can_look = exhausted and if_none is not None and not looked
+                    if can_branch and (
+                        self.fail_rate > (1 - self.fail_rate) ** ahead
+                        or (exhausted and (not can_look or self.fail_rate >= 0.5))
+                    ):
+                        assert if_fails is not None
+                        branched = head
+                        branch_key = self._prefetch(if_fails(head), running)
+                        continue
+                    if can_look:
+                        assert if_none is not None
+                        looked = True
+                        look_key = self._prefetch(if_none(), running)
+                        continue
+                    if exhausted:
+                        break
                     try:
                         text = next(source)
                     except StopIteration:
                         exhausted = True
-                        break
+                        continue
+                    drawn += 1
                     key = _digest(text)
+                    if drawn == 1 and inherited and key not in inherited:
+                        self._cancel_prefetched(inherited)
                     if self._rejected(key, text):
                         window.append((key, text, None, Outcome.UNRESOLVED))
+                    elif key in self._prefetched:
+                        running[key] = self._prefetched.pop(key)
+                        window.append((key, text, running[key], None))
                     elif self._lookup(key) is not None or key in running:
                         window.append((key, text, None, None))
                     else:
@@ -181,29 +243,55 @@ class Session:
                         running[key] = pending
                         window.append((key, text, pending, None))
                 if not window:
+                    kept = look_key
                     return
                 if self.stop_requested:
                     raise Interrupted
                 key, text, pending, known = window.popleft()
                 if known is not None:
-                    yield known
+                    outcome = known
                 elif pending is None:
                     if key in running:  # the same text is running earlier in the window
                         started = time.monotonic()
                         verdict = running.pop(key).wait()
                         self.oracle_seconds += time.monotonic() - started
                         self._record(key, text, verdict.outcome)
-                    yield self._hit(key)
+                    outcome = self._hit(key)
                 else:
                     started = time.monotonic()
                     verdict = pending.wait()
                     self.oracle_seconds += time.monotonic() - started
                     running.pop(key, None)
-                    yield self._record(key, text, verdict.outcome)
+                    outcome = self._record(key, text, verdict.outcome)
+                if outcome is Outcome.FAIL:
+                    kept = branch_key
+                elif branch_key is not None:
+                    self._cancel_prefetched([branch_key])
+                branch_key = None
+                yield outcome
         finally:
             for pending in running.values():
                 pending.cancel()
             self.speculative += len(running)
+            self._cancel_prefetched([k for k in self._prefetched if k != kept])
+
+    def _cancel_prefetched(self, keys: Iterable[bytes]) -> None:
+        for key in list(keys):
+            pending = self._prefetched.pop(key, None)
+            if pending is not None:
+                pending.cancel()
+                self.speculative += 1
+
+    def _prefetch(self, text: str | None, running: dict[bytes, Pending]) -> bytes | None:
+        """Start ``text`` ahead of its call, unless it is known, running or does not parse; its key if started."""
+        if text is None:
+            return None
+        key = _digest(text)
+        if key in self._prefetched or key in running or self._rejected(key, text) or self._lookup(key) is not None:
+            return None
+        assert self.start is not None
+        self._prefetched[key] = self.start(text)
+        return key
 
     def _lookup(self, key: bytes) -> Outcome | None:
         cached = self._cache.get(key)
@@ -219,6 +307,7 @@ class Session:
 
     def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
         self.tests += 1
+        self.fail_rate = 0.9 * self.fail_rate + (0.1 if outcome is Outcome.FAIL else 0.0)
         self._cache[key] = outcome
         if self.store is not None:
             self.store.put(key, outcome)
@@ -250,9 +339,14 @@ class Session:
                 self.on_improve(text)
         return True
 
-    def first_failing(self, texts: Iterable[str]) -> int | None:
-        """Index of the first candidate that FAILs, testing lazily in order."""
-        results = self.outcomes(texts)
+    def first_failing(
+        self,
+        texts: Iterable[str],
+        if_fails: Callable[[int], str | None] | None = None,
+        if_none: Callable[[], str | None] | None = None,
+    ) -> int | None:
+        """Index of the first candidate that FAILs, testing lazily in order (the hints: see :meth:`outcomes`)."""
+        results = self.outcomes(texts, if_fails, if_none)
         try:
             for index, outcome in enumerate(results):
                 if outcome is Outcome.FAIL:

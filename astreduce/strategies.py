@@ -39,7 +39,8 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 from astreduce.dd import dd
 from astreduce.errors import DDPreconditionError, UsageError
@@ -60,6 +61,34 @@ STRATEGIES = ("auto", "hdd", "flat", "lines", "chars", "tokens")
 # --- searches over a keep-list ------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Level:
+    """Where a greedy search stands: one chunk size over the opportunities still open."""
+
+    applied: frozenset[int]
+    parked: frozenset[int]
+    chunk: int
+    remaining: tuple[int, ...]
+    keys: dict[int, bytes]
+    """Change keys of single opportunities (chunk 1 only), for parking stale ones."""
+    changed: bool = False
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One candidate of a greedy search: chunk ``start`` of ``level``, or all its parked ones at once."""
+
+    level: _Level
+    start: int = 0
+    parked: bool = False
+
+    def stale_key(self) -> bytes | None:
+        if self.parked or not self.level.keys:
+            return None
+        return self.level.keys[self.level.remaining[self.start]]
+
+
 def apply_greedily(
     session: Session, count: int, render: Callable[[frozenset[int]], str], park: bool = True
 ) -> frozenset[int]:
@@ -68,59 +97,103 @@ def apply_greedily(
     Chunks of the not-yet-applied opportunities are tried in order, from all
     of them at once down to single ones; each FAIL is kept. Candidates are
     handed to the session lazily in the order a sequential search would test
-    them, assuming the earlier ones fail, so a parallel executor can run ahead.
+    them, assuming the earlier ones fail, through every chunk size up to the
+    search's end in one stream, so a parallel executor can run ahead across
+    levels and only a FAIL makes it start over.
 
     Single opportunities whose change (the changed lines with two lines of
     context, see :func:`change_key`) already failed alone earlier in the
     reduction are *stale*: they are not tested one by one again but once, all
-    together, at the end of the sweep (unless ``park`` is false or
+    together, at the end of the search (unless ``park`` is false or
     ``session.retry_stale``). Later rounds of ``auto`` thus test what changed,
     not the whole program again. Deletions do not park: deleting a use far
     away is what lets a definition go (on stdlib_argparse parking them cost
     5% more tokens).
     """
-    applied: frozenset[int] = frozenset()
-    parked: set[int] = set()
-    chunk = count
-    while True:
+    parking = park and not session.retry_stale
+
+    def enter(applied: frozenset[int], parked: frozenset[int], chunk: int, stale: set[bytes]) -> _Level | None:
         remaining = [i for i in range(count) if i not in applied and i not in parked]
         if not remaining:
-            break
+            return None
         chunk = max(1, min(chunk, len(remaining)))
         keys: dict[int, bytes] = {}
         if chunk == 1:
             base_text = render(applied)
             keys = {i: change_key(base_text, render(applied | {i})) for i in remaining}
-            if park and not session.retry_stale:
-                fresh = [i for i in remaining if keys[i] not in session.stale]
-                parked.update(i for i in remaining if keys[i] in session.stale)
-                remaining = fresh
-        changed = False
-        position = 0
-        while position < len(remaining):
-            starts = range(position, len(remaining), chunk)
-            base = applied
-            found = session.first_failing(
-                render(base | frozenset(remaining[s : s + chunk])) for s in starts
-            )
-            if keys:
-                tried = remaining[position : len(remaining) if found is None else position + found]
-                session.stale.update(keys[i] for i in tried)
-            if found is None:
-                break
-            start = position + found * chunk
-            applied = applied | frozenset(remaining[start : start + chunk])
-            position = start + chunk
-            changed = True
-        if chunk == 1 and not changed:
-            break
+            if parking:
+                parked = parked | {i for i in remaining if keys[i] in session.stale or keys[i] in stale}
+                remaining = [i for i in remaining if i not in parked]
+        return _Level(applied, parked, chunk, tuple(remaining), keys)
+
+    def after(level: _Level, stale: set[bytes]) -> _Level | None:
+        """The level a search goes on with when nothing more of ``level`` applies."""
+        if level.chunk == 1 and not level.changed:
+            return None
         # halving pays while chunks still apply; once a level of several chunks
         # applies nothing, halves rarely do either: go straight to single elements
-        chunks = -(-len(remaining) // chunk)
-        chunk = 1 if not changed and chunks >= 4 else chunk // 2
-    if parked and session.first_failing([render(applied | frozenset(parked))]) is not None:
-        applied = applied | frozenset(parked)
-    return applied
+        chunks = -(-len(level.remaining) // level.chunk)
+        chunk = 1 if not level.changed and chunks >= 4 else level.chunk // 2
+        return enter(level.applied, level.parked, chunk, stale)
+
+    def stream(level: _Level, steps: list[_Step]) -> Iterator[str]:
+        stale: set[bytes] = set()  # singles passed earlier in this stream: stale if it gets that far
+        last = level
+        current: _Level | None = level
+        while current is not None:
+            last = current
+            for start in range(current.position, len(current.remaining), current.chunk):
+                step = _Step(current, start)
+                steps.append(step)
+                key = step.stale_key()
+                if key is not None:
+                    stale.add(key)
+                yield render(current.applied | frozenset(current.remaining[start : start + current.chunk]))
+            current = after(current, stale)
+        if last.parked:
+            steps.append(_Step(last, parked=True))
+            yield render(last.applied | last.parked)
+
+    def failed(step: _Step) -> _Level:
+        """Where the search goes on when ``step`` FAILs."""
+        level = step.level
+        chunk = level.remaining[step.start : step.start + level.chunk]
+        return replace(level, applied=level.applied | frozenset(chunk), changed=True, position=step.start + level.chunk)
+
+    def if_fails(steps: list[_Step], index: int) -> str | None:
+        """The next candidate if step ``index`` FAILs, when it is cheap to know (no change keys to compute)."""
+        if steps[index].parked:
+            return None
+        level: _Level | None = failed(steps[index])
+        if level is not None and level.position >= len(level.remaining):
+            level = after(level, set()) if level.chunk >= 4 else None
+        if level is None:
+            return None
+        return render(level.applied | frozenset(level.remaining[level.position : level.position + level.chunk]))
+
+    level = enter(frozenset(), frozenset(), count, set())
+    while level is not None:
+        steps: list[_Step] = []
+        found = session.first_failing(
+            stream(level, steps),
+            lambda index: if_fails(steps, index),
+            None if session.lookahead is None else partial(_looking_ahead, session.lookahead, render, level.applied),
+        )
+        tried = steps if found is None else steps[:found]
+        session.stale.update(key for key in (step.stale_key() for step in tried) if key is not None)
+        if found is None:
+            return level.applied
+        step = steps[found]
+        if step.parked:
+            return step.level.applied | step.level.parked
+        level = failed(step)
+    return frozenset()
+
+
+def _looking_ahead(
+    lookahead: Callable[[str], str | None], render: Callable[[frozenset[int]], str], applied: frozenset[int]
+) -> str | None:
+    return lookahead(render(applied))
 
 
 def _retrying_stale(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
@@ -205,17 +278,21 @@ def node_pass(session: Session, name: str, tree: Tree, opportunities: list[Oppor
     reducer = NodeReducer(tree)
 
     def render(applied: frozenset[int]) -> str:
-        merged: dict[int, Edit] = {}
-        for index in sorted(applied):
-            for node_id, edit in opportunities[index].edits.items():
-                merged.setdefault(node_id, edit)
-        return reducer.render(merged)
+        return _render_applied(reducer, opportunities, applied)
 
     applied = search(session, len(opportunities), render)
     if applied:
         session.accept(render(applied))
     session.end_pass(stats)
     return session.best_size.key < before
+
+
+def _render_applied(reducer: NodeReducer, opportunities: list[Opportunity], applied: frozenset[int]) -> str:
+    merged: dict[int, Edit] = {}
+    for index in sorted(applied):
+        for node_id, edit in opportunities[index].edits.items():
+            merged.setdefault(node_id, edit)
+    return reducer.render(merged)
 
 
 def splice_text(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
@@ -324,12 +401,17 @@ class Plan:
     foreign_parser: bool = False
     last_parsed: tuple[str, Tree | None] | None = None
     """The last text parsed and its tree (trees are never changed by passes)."""
+    next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
+    """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
 
 
 def _current_tree(session: Session, plan: Plan) -> Tree | None:
     """The tree of the current best, parsed once per text: most passes change nothing."""
-    text = session.best
-    if plan.last_parsed is None or plan.last_parsed[0] is not text:
+    return _tree_of(plan, session.best)
+
+
+def _tree_of(plan: Plan, text: str) -> Tree | None:
+    if plan.last_parsed is None or plan.last_parsed[0] != text:
         plan.last_parsed = (text, plan.parse(text))
     return plan.last_parsed[1]
 
@@ -375,17 +457,105 @@ def _statement_level(tree: Tree, node_id: int) -> int:
     return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
 
 
+@dataclass(frozen=True)
+class _NodePass:
+    """A pass of ``auto`` found on a tree: where it is in the round, its label, keep-list and search."""
+
+    cursor: tuple[int, int]
+    """(phase, step): the phase's index in the round and its level, depth or rank."""
+    label: str
+    tree: Tree
+    proposals: list[Opportunity]
+    search: Search
+
+
+def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, cursor: tuple[int, int]) -> _NodePass | None:
+    """The first pass of the round at or after ``cursor`` that has proposals on ``tree``.
+
+    Phases: ``statements`` (hierarchical deletion of statements, module level
+    first, then each nesting level), ``elements`` (deletion of everything else,
+    one keep-list per tree depth, so that the elements of unrelated sequences
+    — a 20,000-item list and the statement that uses it — stay apart and
+    halving finds the removable halves), and ``ranked`` (one pass per
+    alternative rank of a transform; rank 0 is its most removing proposal).
+    """
+    memo = plan.next_pass
+    if memo is not None and memo[0] is tree and memo[1] == cursor:
+        return memo[2]
+    phase, step = cursor
+    found: _NodePass | None = None
+    while found is None and phase < len(phases):
+        kind, transform = phases[phase]
+        if kind == "statements":
+            proposals = [
+                o for o in transform.opportunities(tree)
+                if is_statement(tree.nodes[o.target].kind) and _statement_level(tree, o.target) == step
+            ]
+            if not proposals and not any(
+                is_statement(n.kind) and _statement_level(tree, n.id) >= step for n in tree.nodes[1:]
+            ):
+                phase, step = phase + 1, 0
+                continue
+            label, search = f"delete statements, level {step}", _retrying_stale
+        elif kind == "elements":
+            if step == 0:
+                step = 1
+            if step > max(n.depth for n in tree.nodes):
+                phase, step = phase + 1, 0
+                continue
+            proposals = [
+                o for o in transform.opportunities(tree)
+                if tree.nodes[o.target].depth == step and not is_statement(tree.nodes[o.target].kind)
+            ]
+            label, search = f"delete, depth {step}", _retrying_stale
+        else:
+            proposals = [o for o in transform.opportunities(tree) if o.rank == step]
+            if not proposals:
+                phase, step = phase + 1, 0
+                continue
+            label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
+            search = _retrying_stale if transform.phase in _CASCADING_PHASES else apply_greedily
+        if proposals:
+            found = _NodePass((phase, step), label, tree, proposals, search)
+        else:
+            step += 1
+    plan.next_pass = (tree, cursor, found)
+    return found
+
+
+def _first_candidate(found: _NodePass) -> str:
+    """What a pass tests first: every proposal applied at once."""
+    return _render_applied(NodeReducer(found.tree), found.proposals, frozenset(range(len(found.proposals))))
+
+
 def run_auto(session: Session, plan: Plan) -> None:
     by_name = {t.name: t for t in plan.transforms}
-    structural = [t for t in plan.transforms if not isinstance(t, TextTransform)]
+    phases: list[tuple[str, Transform]] = []
+    if "delete" in by_name:
+        phases += [("statements", by_name["delete"]), ("elements", by_name["delete"])]
+    phases += [("ranked", t) for t in plan.transforms if not isinstance(t, TextTransform) and t.name != "delete"]
     for _ in range(plan.rounds):
         before = session.best_size.key
-        if "delete" in by_name:
-            _delete_statements(session, plan, by_name["delete"])
-            _delete_elements(session, plan, by_name["delete"])
-        for transform in structural:
-            if transform.name != "delete":
-                _ranked_passes(session, plan, transform)
+        cursor = (0, 0)
+        while True:
+            tree = _current_tree(session, plan)
+            found = _find_pass(plan, phases, tree, cursor) if tree is not None else None
+            if found is None:
+                break
+            following = (found.cursor[0], found.cursor[1] + 1)
+
+            def lookahead(text: str, cursor: tuple[int, int] = following) -> str | None:
+                # the next pass's first candidate, should this pass end with ``text``
+                tree = _tree_of(plan, text)
+                nxt = _find_pass(plan, phases, tree, cursor) if tree is not None else None
+                return _first_candidate(nxt) if nxt is not None else None
+
+            session.lookahead = lookahead
+            try:
+                node_pass(session, found.label, found.tree, found.proposals, found.search)
+            finally:
+                session.lookahead = None
+            cursor = following
         if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
                 unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
@@ -403,66 +573,6 @@ def run_auto(session: Session, plan: Plan) -> None:
                 text_pass(session, transform.name, tree.text, groups, apply_greedily)
     if plan.extras:
         strip_comments(session)
-
-
-def _delete_statements(session: Session, plan: Plan, delete: Transform) -> None:
-    """Hierarchical deletion of statements: module level first, then each nesting level."""
-    level = 0
-    while True:
-        tree = _current_tree(session, plan)
-        if tree is None:
-            return
-        proposals = [
-            o
-            for o in delete.opportunities(tree)
-            if is_statement(tree.nodes[o.target].kind) and _statement_level(tree, o.target) == level
-        ]
-        if not proposals and not any(
-            is_statement(n.kind) and _statement_level(tree, n.id) >= level for n in tree.nodes[1:]
-        ):
-            return
-        node_pass(session, f"delete statements, level {level}", tree, proposals, _retrying_stale)
-        level += 1
-
-
-def _delete_elements(session: Session, plan: Plan, delete: Transform) -> None:
-    """Hierarchical deletion of everything else that can be dropped, by tree depth.
-
-    One keep-list per depth keeps elements of unrelated sequences apart (a
-    20,000-item list and the statement that uses it), so that halving finds
-    the removable halves instead of failing on mixed chunks.
-    """
-    depth = 1
-    while True:
-        tree = _current_tree(session, plan)
-        if tree is None:
-            return
-        deepest = max(n.depth for n in tree.nodes)
-        if depth > deepest:
-            return
-        proposals = [
-            o
-            for o in delete.opportunities(tree)
-            if tree.nodes[o.target].depth == depth and not is_statement(tree.nodes[o.target].kind)
-        ]
-        node_pass(session, f"delete, depth {depth}", tree, proposals, _retrying_stale)
-        depth += 1
-
-
-def _ranked_passes(session: Session, plan: Plan, transform: Transform) -> None:
-    """One pass per alternative rank of ``transform`` (rank 0 = its most removing proposal)."""
-    rank = 0
-    while True:
-        tree = _current_tree(session, plan)
-        if tree is None:
-            return
-        proposals = [o for o in transform.opportunities(tree) if o.rank == rank]
-        if not proposals:
-            return
-        label = transform.name if rank == 0 else f"{transform.name} #{rank + 1}"
-        search = _retrying_stale if transform.phase in _CASCADING_PHASES else apply_greedily
-        node_pass(session, label, tree, proposals, search)
-        rank += 1
 
 
 def strip_comments(session: Session) -> None:
