@@ -292,7 +292,8 @@ def test_interrupt_writes_the_best_tree_so_far(tmp_path: Path) -> None:
     write_tree(
         tmp_path / "src",
         {
-            "main.py": "import time\nimport lib\n\ntime.sleep(0.2)\nlib.fail()\n",
+            # each test that gets this far sleeps 1 s: the search is still running at the interrupt
+            "main.py": "import time\nimport lib\n\ntime.sleep(1)\nlib.fail()\n",
             "lib.py": lines + "\n\ndef fail():\n    raise KeyError('gone')\n",
             "other.py": lines,
         },
