@@ -2,9 +2,13 @@
 
     python bench/bench_parallel.py [--smoke]
 
-1. ``-j 1`` against ``-j N`` (N = the number of cores) on a case whose oracle
-   is a subprocess (``--run '{python} {file}' --signal SEGV``): wall time,
-   speed-up, and whether the outputs are identical (they must be).
+1. ``-j 1`` against ``-j N`` (N = the number of cores) on cases whose oracle
+   is a subprocess: a made-up crash (``--run '{python} {file}' --signal SEGV``,
+   30 helper functions) and, when Python 3.12.1 is installed, the corpora's
+   real ``crash_cpython312_classcomp_systemerror`` (calendar.py, 800 lines,
+   ``py_compile`` under 3.12.1 raises SystemError): wall time, tests,
+   candidates cancelled, speed-up, and whether the outputs are identical
+   (they must be).
 2. Tests per second of the exec oracle (a forked child) against
    ``--run 'python3 {file}'`` (a new interpreter per test) on the same
    100-line candidate.
@@ -13,6 +17,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -33,14 +39,44 @@ def crash_program(helpers: int) -> str:
     return body + "import os, signal\nlimit = helper_3([1, 2, 3])\nif limit > 10:\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
 
 
-def reduce_with(jobs: int, program: Path, output: Path) -> float:
+REAL_CASE = "crash_cpython312_classcomp_systemerror"
+
+
+def reduce_with(jobs: int, program: Path, oracle: list[str], output: Path) -> tuple[float, dict[str, object]]:
     started = time.monotonic()
+    report = output.with_suffix(".json")
     subprocess.run(
-        [sys.executable, "-m", "astreduce", "reduce", str(program), "--run", "{python} {file}", "--signal", "SEGV",
-         "-j", str(jobs), "-o", str(output), "-q", "--no-format"],
+        [sys.executable, "-m", "astreduce", "reduce", str(program), *oracle,
+         "-j", str(jobs), "-o", str(output), "--report", str(report), "-q", "--no-format"],
         check=True, stdout=subprocess.DEVNULL,
     )
-    return time.monotonic() - started
+    return time.monotonic() - started, json.loads(report.read_text())
+
+
+def real_case(folder: Path) -> tuple[Path, list[str]] | None:
+    """The corpora's real crash case, built here; None when its Python is not installed."""
+    spec = importlib.util.spec_from_file_location("crash_tools", Path(__file__).parent.parent / "corpora" / "crash_tools.py")
+    assert spec is not None and spec.loader is not None
+    tools = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tools
+    spec.loader.exec_module(tools)
+    case = next(c for c in tools.load_crash_cases() if c.name == REAL_CASE)
+    try:
+        program = tools.materialise(case, folder / REAL_CASE)
+        return program, tools.resolve_args(case, tools.prepare_tool(case, tools.tools_dir_default()))
+    except Exception as error:  # no Python 3.12.1 here: the made-up case still runs
+        print(f"{REAL_CASE}: skipped ({error})")
+        return None
+
+
+def compare_jobs(name: str, program: Path, oracle: list[str], cores: int) -> bool:
+    one, first = reduce_with(1, program, oracle, program.with_name(program.stem + ".j1.py"))
+    many, second = reduce_with(cores, program, oracle, program.with_name(program.stem + f".j{cores}.py"))
+    same = program.with_name(program.stem + ".j1.py").read_text() == program.with_name(program.stem + f".j{cores}.py").read_text()
+    print(f"{name}: {first['tests']} tests; -j 1 {one:.1f} s, -j {cores} {many:.1f} s "
+          f"({second['speculative']} candidates started ahead and cancelled), "
+          f"speed-up {one / many:.2f}x, identical output: {same}")
+    return same
 
 
 def throughput(judge: object, text: str, seconds: float) -> float:
@@ -61,11 +97,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         program = Path(folder) / "crash.py"
         program.write_text(crash_program(helpers))
-        one = reduce_with(1, program, Path(folder) / "one.py")
-        many = reduce_with(cores, program, Path(folder) / "many.py")
-        same = (Path(folder) / "one.py").read_text() == (Path(folder) / "many.py").read_text()
-    print(f"subprocess oracle, {helpers} helpers: -j 1 {one:.1f} s, -j {cores} {many:.1f} s, "
-          f"speed-up {one / many:.2f}x, identical output: {same}")
+        same = compare_jobs(f"made-up crash, {helpers} helpers", program, ["--run", "{python} {file}", "--signal", "SEGV"], cores)
+        real = None if args.smoke else real_case(Path(folder))
+        if real is not None:
+            same = compare_jobs(REAL_CASE, *real, cores) and same
 
     candidate = "".join(f"value_{i} = {i} * 2\n" for i in range(99)) + "assert value_3 == 7, 'My Test'\n"
     exec_oracle = ExecOracle(Target.parse("AssertionError:My Test"))

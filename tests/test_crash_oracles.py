@@ -130,3 +130,29 @@ def test_parallel_and_sequential_give_the_same_output(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         outputs.append(reduced)
     assert outputs[0] == outputs[1]
+
+
+def test_stdin_feeds_each_candidate_to_the_command(tmp_path: Path) -> None:
+    source = SMALL_FILLER + "print(helper_5(2))\nvalue = helper_1(0)\nprint(1 / value)\n"
+    done, reduced = _reduce(tmp_path, source, "--run", "{python} -", "--stdin", "--stderr", "ZeroDivisionError")
+    assert done.returncode == 0, done.stderr
+    assert "helper_5" not in reduced and "/" in reduced
+    rerun = subprocess.run([sys.executable, "-"], input=reduced, capture_output=True, text=True, timeout=60)
+    assert "ZeroDivisionError" in rerun.stderr
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_a_process_started_ahead_runs_the_candidate_it_is_given(stdin: bool) -> None:
+    """From the second test on, the command's process was started during the test before and
+    waits at a gate: it must run the new candidate, with the limits and timeout of its own test."""
+    from astreduce.oracles.command import CommandOracle, Criteria
+
+    command = f"{sys.executable} -" if stdin else f"{sys.executable} {{file}}"
+    oracle = CommandOracle([command], "candidate.py", criteria=Criteria(exit_code=3), stdin=stdin, timeout=5.0)
+    try:
+        outcomes = [oracle.judge(f"raise SystemExit({code})\n").outcome.name for code in (3, 0, 3, 4, 3)]
+        assert outcomes == ["FAIL", "PASS", "FAIL", "PASS", "FAIL"]
+        hang = oracle.judge("import time\ntime.sleep(60)\n")
+        assert hang.run.ending == "timeout"
+    finally:
+        oracle.close()

@@ -75,6 +75,7 @@ def test_command_oracle_survives_hostile_candidate(name: str) -> None:
     oracle = CommandOracle([f"{sys.executable} {{file}}"], "candidate.py", criteria=Criteria(signal="SEGV"), timeout=2.0)
     verdict = oracle.judge(HOSTILE[name])
     assert verdict.outcome is not Outcome.FAIL
+    oracle.close()  # stops the next test's process, started ahead and waiting at its gate
     assert _descendants() == 0
 
 
