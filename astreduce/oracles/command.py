@@ -22,6 +22,7 @@ import signal as signals
 import subprocess
 import sys
 import time
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,8 @@ def _last_line(text: str) -> str:
 #: What a gated command's shell runs: it waits for a line on its standard input (the
 #: go-ahead), then becomes the command, its standard input from the file named first
 #: (``--stdin``) or /dev/null. Closing the pipe instead makes it exit unstarted.
+#: Processes kept waiting per command: two, so that two tests started at once (``-j 2``) both find one.
+_GATED_AHEAD = 2
 _GATE = 'read -r _ || exit 125; f=$1; shift; if [ -n "$f" ]; then exec "$@" <"$f"; fi; exec "$@" </dev/null'
 
 
@@ -342,8 +345,8 @@ class CommandOracle:
     target: Signature | None = None
     tests: int = 0
     seconds: float = 0.0
-    _gated: dict[int, Future[tuple[Process, str]]] | None = field(default=None, repr=False, compare=False)
-    """Per command, the next test's process, started ahead and waiting at its gate."""
+    _gated: dict[int, deque[Future[tuple[Process, str]]]] | None = field(default=None, repr=False, compare=False)
+    """Per command, the next tests' processes, started ahead and waiting at their gates."""
     _starter: ThreadPoolExecutor | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -395,9 +398,10 @@ class CommandOracle:
         return process, path
 
     def _take_gated(self, index: int) -> tuple[Process, str] | None:
-        future = self._gated.pop(index, None) if self._gated is not None else None
-        if future is None:
+        ready = self._gated.get(index) if self._gated is not None else None
+        if not ready:
             return None
+        future = ready.popleft()
         try:
             return future.result()
         except Exception:  # could not start one ahead: start it now, the usual way
@@ -413,14 +417,15 @@ class CommandOracle:
         assert self._starter is not None
         limits = self.limits.for_timeout(self.wait_limit)
         for index in range(len(self.commands)):
-            if index not in self._gated:
-                self._gated[index] = self._starter.submit(self._process, index, limits, True)
+            ready = self._gated.setdefault(index, deque())
+            while len(ready) < _GATED_AHEAD:
+                ready.append(self._starter.submit(self._process, index, limits, True))
 
     def close(self) -> None:
         """Stop the processes started ahead (they never ran their command)."""
         if self._gated is None or self._starter is None:
             return
-        for future in self._gated.values():
+        for future in (f for ready in self._gated.values() for f in ready):
             try:
                 future.result()[0].kill()
             except Exception:
