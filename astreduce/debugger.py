@@ -267,6 +267,8 @@ class DeltaDebugger:
         function = _find_function(frame)
         if function is None:  # a class body, or a function that no longer exists
             return
+        if any(function is callback for callback in gc.callbacks):
+            return  # the garbage collector's callback (hypothesis times GC so), called from anywhere
         try:
             signature = inspect.signature(function, follow_wrapped=False)
         except (TypeError, ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import types
 from collections import namedtuple
@@ -188,6 +189,20 @@ def test_a_call_in_an_argument_comes_first() -> None:
     assert dd.function() is helper
     with pytest.raises(FailureNotReproducedError, match=r"repeating helper\(x='a\(b\)'\)"):
         dd.min_args()
+
+
+def test_garbage_collector_callbacks_are_not_collected() -> None:
+    def on_collection(phase: str, info: dict[str, int]) -> None:
+        pass
+
+    gc.callbacks.append(on_collection)
+    try:
+        with DeltaDebugger() as dd:
+            gc.collect()
+            remove_html_markup('"x > y"')
+    finally:
+        gc.callbacks.remove(on_collection)
+    assert dd.function() is remove_html_markup
 
 
 def test_the_debuggers_own_calls_are_not_collected() -> None:
