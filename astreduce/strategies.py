@@ -41,6 +41,7 @@ import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import compress
 
 from astreduce.dd import dd
 from astreduce.errors import DDPreconditionError, UsageError
@@ -374,8 +375,13 @@ def unit_pass(session: Session, name: str, units: list[tuple[int, int]], search:
     before = session.best_size.key
     stats = session.begin_pass(name)
 
+    everything = [True] * len(pieces)
+
     def render(applied: frozenset[int]) -> str:
-        return head + "".join(p for i, p in enumerate(pieces) if i not in applied) + tail
+        kept = everything.copy()  # a mask for compress(), which skips in C: the token pass renders a lot
+        for index in applied:
+            kept[index] = False
+        return head + "".join(compress(pieces, kept)) + tail
 
     applied = search(session, len(units), render)
     if applied:
