@@ -96,7 +96,8 @@ class WorkerExecOracle(ExecOracle):
         self.workers.append(worker)
         return worker
 
-    def start(self, text: str) -> WorkerPending:  # type: ignore[override]  # a different pending type
+    def start(self, text: str, compile_here: bool = False) -> WorkerPending:  # type: ignore[override]  # a different pending type
+        """Hand ``text`` to a worker; the worker compiles it under its own interpreter (``compile_here`` is moot)."""
         source = text + ("\n" + self.append if self.append else "")
         timeout = self.timeout if self.timeout is not None else 600.0
         limits = self.limits.for_timeout(timeout)
