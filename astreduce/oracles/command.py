@@ -138,7 +138,7 @@ class Process:
                     [*launcher, "/bin/sh", "-c", _GATE, "sh", stdin_path or "", *command],
                     cwd=workdir, stdin=subprocess.PIPE, stdout=out, stderr=err, start_new_session=True,
                 )
-            limits.apply_to(self.popen.pid)
+            limits.apply(self.popen.pid)
             cap.join(self.popen.pid)
             self.result: Signature | None = None
             return
@@ -150,7 +150,7 @@ class Process:
                     [*launcher, *(argv if not shell else ["/bin/sh", "-c", argv[0]])],
                     cwd=workdir, stdin=inp, stdout=out, stderr=err, start_new_session=True,
                 )
-                limits.apply_to(self.popen.pid)
+                limits.apply(self.popen.pid)
                 cap.join(self.popen.pid)
             else:
                 self.popen = subprocess.Popen(
@@ -168,7 +168,7 @@ class Process:
     def release(self, timeout: float, limits: Limits) -> None:
         """Let a gated process run its command now, with these limits and this timeout."""
         assert self.gated and self.popen.stdin is not None
-        limits.apply_to(self.popen.pid)
+        limits.apply(self.popen.pid)
         self.timeout = timeout
         self.started = time.monotonic()
         try:

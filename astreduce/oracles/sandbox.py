@@ -59,23 +59,9 @@ class Limits:
     file_bytes: int = 256 << 20
     processes: int = 256
 
-    def apply(self) -> None:
-        """Set the limits on the calling process (in the child, before exec'ing anything)."""
-        for which, value in (
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_AS, self.memory_bytes),
-            (resource.RLIMIT_FSIZE, self.file_bytes),
-            (resource.RLIMIT_NPROC, self.processes),
-        ):
-            try:
-                hard = resource.getrlimit(which)[1]
-                limit = value if hard == resource.RLIM_INFINITY else min(value, hard)
-                resource.setrlimit(which, (limit, hard))
-            except (ValueError, OSError):  # a limit this system will not let us set: run without it
-                pass
-
-    def apply_to(self, pid: int) -> None:
-        """Set the limits on another process (a command just started, before it runs anything of its own)."""
+    def apply(self, pid: int = 0) -> None:
+        """Set the limits on the calling process (in the child, before exec'ing anything), or on
+        process ``pid`` (a command just started, before it runs anything of its own)."""
         for which, value in (
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_AS, self.memory_bytes),
@@ -86,7 +72,7 @@ class Limits:
                 hard = resource.prlimit(pid, which)[1]
                 limit = value if hard == resource.RLIM_INFINITY else min(value, hard)
                 resource.prlimit(pid, which, (limit, hard))
-            except (ValueError, OSError, AttributeError):  # gone already, or not allowed: run without it
+            except (ValueError, OSError):  # gone already, or a limit this system will not let us set: run without it
                 pass
 
     def for_timeout(self, timeout: float) -> Limits:
