@@ -789,27 +789,7 @@ class DirectoryOracle:
         pending = self.start(tree)
         if not isinstance(pending, _TreePending):
             return pending.wait()  # the command cannot even start: the caller's check reports it
-        signatures = [p.wait() for p in pending.processes]
-        first = signatures[0]
-        if timeout is None:
-            command.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
-        if not (command.script or command.differential or command.criteria.given):
-            if first.timed_out:
-                raise NotReproducibleError(
-                    f"{self._fails_not()}: the command timed out after {first.seconds:.1f} s; "
-                    f"use --hang to {self.job} a hang"
-                )
-            if first.signal is None and first.exit_code == 0:
-                raise NotReproducibleError(
-                    f"{self._fails_not()}: the command succeeded (exit status 0); "
-                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
-                )
-            command.target = Signature(first.signal, first.exit_code, first.stderr_line)
-        verdict = command.classify(signatures)
-        if verdict.outcome is not Outcome.FAIL:
-            described = " / ".join(s.describe() for s in signatures)
-            raise NotReproducibleError(f"{self._fails_not()}: the oracle says {verdict.outcome} ({described})")
-        return verdict
+        return command.adopt_original([p.wait() for p in pending.processes], timeout, self._fails_not(), self.job)
 
     def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
         """Run the entry file: its exception becomes the target unless --expect named one."""

@@ -468,6 +468,35 @@ class CommandOracle:
             return Verdict(Outcome.PASS, run)
         return Verdict(Outcome.UNRESOLVED, run)
 
+    def adopt_original(
+        self, signatures: list[Signature], timeout: float | None, fails_not: str = "input does not reproduce", job: str = "reduce"
+    ) -> Verdict:
+        """Take the original's runs: the per-test timeout (unless given), the signature to match
+        (without criteria), and its verdict, which must be FAIL (``fails_not`` and ``job`` word the error).
+
+        Raises:
+            NotReproducibleError: the original is not interesting.
+        """
+        first = signatures[0]
+        if timeout is None:
+            self.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
+        if not (self.script or self.differential or self.criteria.given):
+            if first.timed_out:
+                raise NotReproducibleError(
+                    f"{fails_not}: the command timed out after {first.seconds:.1f} s; use --hang to {job} a hang"
+                )
+            if first.signal is None and first.exit_code == 0:
+                raise NotReproducibleError(
+                    f"{fails_not}: the command succeeded (exit status 0); "
+                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
+                )
+            self.target = Signature(first.signal, first.exit_code, first.stderr_line)
+        verdict = self.classify(signatures)
+        if verdict.outcome is not Outcome.FAIL:
+            described = " / ".join(s.describe() for s in signatures)
+            raise NotReproducibleError(f"{fails_not}: the oracle says {verdict.outcome} ({described})")
+        return verdict
+
     def calibrate(self, text: str, timeout: float | None = None) -> Verdict:
         """Run the original once: record its signature and set the per-test timeout.
 
@@ -476,22 +505,6 @@ class CommandOracle:
         """
         self.timeout = timeout if timeout is not None else 600.0
         pending = self.start(text)
-        signatures = [p.wait() for p in pending.processes]
-        first = signatures[0]
-        if timeout is None:
-            self.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
-        if not (self.script or self.differential or self.criteria.given):
-            if first.timed_out:
-                raise NotReproducibleError(f"input does not reproduce: the command timed out after {first.seconds:.1f} s; use --hang to reduce a hang")
-            if first.signal is None and first.exit_code == 0:
-                raise NotReproducibleError(
-                    "input does not reproduce: the command succeeded (exit status 0); "
-                    "say what to look for with --signal, --exit-code, --stderr or --stdout"
-                )
-            self.target = Signature(first.signal, first.exit_code, first.stderr_line)
-        verdict = self.classify(signatures)
-        if verdict.outcome is not Outcome.FAIL:
-            described = " / ".join(s.describe() for s in signatures)
-            raise NotReproducibleError(f"input does not reproduce: the oracle says {verdict.outcome} ({described})")
+        verdict = self.adopt_original([p.wait() for p in pending.processes], timeout)
         self.tests += 1
         return verdict
