@@ -54,7 +54,7 @@ from astreduce.measure import Size, ast_nodes, measure
 from astreduce.merge import merge
 from astreduce.oracles.options import OracleOptions
 from astreduce.outcome import Outcome
-from astreduce.reduction import StopRequest, check_match, format_with_black, syntax_interpreter
+from astreduce.reduction import StopRequest, check_match, configure_tracing, format_with_black, syntax_interpreter
 from astreduce.report import passes_report
 from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
@@ -579,6 +579,7 @@ def reduce_tree(
     if parser is not None:
         plan.parse = lambda candidate: _parse_foreign(parser, candidate)
         plan.foreign_parser = True
+    configure_tracing(plan.transforms, None)  # one file traced alone is not how the tree runs
     try:
         oracle = TreeOracle(options, entry=entry, modes=dict(modes or {}))
         oracle.calibrate(files)

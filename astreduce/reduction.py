@@ -26,11 +26,13 @@ from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, Verdict
 from astreduce.interpreters import resolve_python, version_of
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.command import CommandOracle
+from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle
 from astreduce.outcome import Outcome
 from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.strategies import STRATEGIES, Plan, run_strategy
-from astreduce.transforms import load_transforms
+from astreduce.transforms import Transform, load_transforms
+from astreduce.transforms.constants import ValueFromTrace
 from astreduce.tree import ForeignParser, Tree, parse
 
 
@@ -411,6 +413,7 @@ def reduce_source(
         first = oracle.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
+    configure_tracing(plan.transforms, oracle, foreign_parser=plan.foreign_parser)
     judge: Callable[[str], Verdict] = oracle.judge
     start = getattr(oracle, "start", None)
     saved: list[str] = []
@@ -457,6 +460,33 @@ def reduce_source(
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
     return result
+
+
+def configure_tracing(transforms: list[Transform], oracle: object, *, foreign_parser: bool = False) -> None:
+    """Let ``value-from-trace`` run the program as the oracle does, or switch it off.
+
+    An exec oracle runs the candidate as Python with its appended test: the
+    trace does the same. A command oracle (``--run``, ``--test``,
+    ``--differential``) or a tree of files may run something that is not
+    this file as a program (a formatter's input, a fuzzer's crash), so the
+    transform proposes nothing there (``oracle=None`` says so). Another
+    oracle passed through the API keeps the default: the program traced
+    alone. The trace's child numbers nodes with the ``ast`` of the
+    interpreter it runs under, which must read the program as ours does:
+    not when another interpreter parses it (``--python`` with syntax this
+    one lacks) or is older than 3.8.
+    """
+    while isinstance(oracle, RetryingOracle):
+        oracle = oracle.inner
+    for transform in transforms:
+        if not isinstance(transform, ValueFromTrace):
+            continue
+        if isinstance(oracle, ExecOracle):
+            python = getattr(oracle, "python", None) or sys.executable
+            usable = not foreign_parser and version_of(python) >= (3, 8)
+            transform.configure(append=oracle.append, search_path=oracle.search_path, python=python, enabled=usable)
+        elif oracle is None or isinstance(oracle, CommandOracle):
+            transform.configure(enabled=False)
 
 
 def _finish(

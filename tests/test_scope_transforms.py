@@ -3,7 +3,7 @@
 For each corpora case (``corpora/tools.py``: ``load_cases`` and
 ``materialise``; the standard-library cases are built from the running
 Python) and for each transform of the scope-aware families (parameters,
-uses, inlining, classes, control flow, constants), every proposal the
+uses, inlining, classes, control flow, constants, tuples), every proposal the
 transform makes on the case's input is rendered alone and compiled with
 ``compile()`` — which, unlike ``ast.parse``, also rejects ``return`` outside
 a function, ``break`` outside a loop and the like. The share that compiles
@@ -22,6 +22,7 @@ script, as the exec oracle would) to record its values.
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
 import warnings
 from functools import cache
@@ -30,6 +31,8 @@ from types import ModuleType
 
 import pytest
 
+from astreduce import reduce_source
+from astreduce.oracles.options import OracleOptions
 from astreduce.reducer import NodeReducer
 from astreduce.transforms import Transform, registered_transforms
 from astreduce.transforms.constants import ValueFromTrace
@@ -37,7 +40,7 @@ from astreduce.tree import parse
 
 REPO = Path(__file__).resolve().parent.parent
 #: The families of issue 8, by module.
-FAMILIES = frozenset({"parameters", "uses", "inlining", "classes", "control_flow", "constants"})
+FAMILIES = frozenset({"parameters", "uses", "inlining", "classes", "control_flow", "constants", "tuples"})
 #: Share of single proposals per transform that must compile.
 COMPILING = 0.95
 
@@ -188,3 +191,23 @@ def test_value_from_trace_can_be_disabled() -> None:
     transform = ValueFromTrace()
     transform.configure(enabled=False)
     assert list(transform.opportunities(parse("x = 1 + 2\n"))) == []
+
+
+def test_a_reduction_traces_the_program_with_the_exec_oracles_appended_test() -> None:
+    """reduce_source hands the appended test to ``value-from-trace``: a function the test calls once becomes its value."""
+    program = "def area(width, height):\n    total = 0\n    for _ in range(height):\n        total += width\n    return total\n"
+    result = reduce_source(
+        program, expect="AssertionError:area", append="assert area(3, 4) != 12, 'area'\n", transforms=["value-from-trace", "delete"]
+    )
+    assert result.text.replace(" ", "") == "defarea(width,height):\nreturn12\n"
+
+
+def test_a_command_oracle_never_runs_the_program_to_trace_it(tmp_path: Path) -> None:
+    """Under a command oracle the file may not be Python meant to run: tracing it must not execute it."""
+    marker = tmp_path / "zzmarker"
+    line = f"open({str(marker)!r}, 'w').close()"
+    program = f"{line}\nx = 1 + 2\nprint(x)\n"
+    options = OracleOptions(run=f"grep -qF {shlex.quote(line)} {{file}}", exit_code=0)
+    result = reduce_source(program, options=options, transforms=["value-from-trace", "delete"])
+    assert "zzmarker" in result.text
+    assert not marker.exists(), "value-from-trace executed the candidate under a command oracle"

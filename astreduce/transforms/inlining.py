@@ -10,7 +10,6 @@ from astreduce.reducer import DROP, BlockHole, Edit, Hole, Part, Replacement
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.scope import (
     is_dunder,
-    FUNCTIONS,
     Analysis,
     Scope,
     analyse,
@@ -330,9 +329,10 @@ class InlineVariable(Transform):
     Applies to: a name bound only by one plain assignment ``name = EXPR``
     (in a function, or in the module when the value is not a constant:
     that is ``name-to-constant``'s), read at least once, where every name
-    ``EXPR`` reads means the same at each use.
-    Yields: every use → ``EXPR`` (parenthesised where needed), the
-    assignment dropped, in one proposal.
+    ``EXPR`` reads means the same at each use; also the one name a
+    function reads out of an unpacking ``a, name = EXPR``.
+    Yields: every use → ``EXPR`` (parenthesised where needed; ``EXPR[i]``
+    for the unpacking), the assignment dropped, in one proposal.
     Notes: a proposal that would not shrink the program is not made.
     """
 
@@ -349,8 +349,8 @@ class InlineVariable(Transform):
         for statement in a.asts:
             if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
                 continue
-            target = statement.targets[0]
-            if not isinstance(target, ast.Name):
+            target, index = _read_target(a, statement.targets[0])
+            if target is None:
                 continue
             scope = a.scope(target)
             if isinstance(scope.node, ast.ClassDef) or a.bindings_of(scope, target.id) != [target]:
@@ -360,15 +360,36 @@ class InlineVariable(Transform):
             value = statement.value
             if scope.node is a.module and is_constant(value):
                 continue
-            edits = inline_variable(a, scope, target.id, statement, value)
+            edits = inline_variable(a, scope, target.id, statement, value, index)
             if edits is not None and shrinks(a, edits):
                 yield Opportunity(self.name, a.id(statement), edits)  # type: ignore[arg-type]  # numbered
 
 
+def _read_target(a: Analysis, target: ast.expr) -> tuple[ast.Name | None, int | None]:
+    """The name an assignment's uses read, and its position when the target unpacks.
+
+    ``a, b = pair`` with ``a`` a local that is never read: ``b`` at 1, so
+    that ``b`` can become ``pair[1]``. ``(None, None)`` when nothing fits.
+    """
+    if isinstance(target, ast.Name):
+        return target, None
+    if not isinstance(target, (ast.Tuple, ast.List)) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return None, None
+    scope = a.scope(target)
+    if not scope.is_function:
+        return None, None  # module names may be read by an appended test
+    read = [i for i, e in enumerate(target.elts) if a.uses_of(scope, e.id) or e.id in scope.globals or a.declared_nonlocal(e.id)]  # type: ignore[attr-defined]  # Names, checked above
+    if len(read) != 1:
+        return None, None
+    return target.elts[read[0]], read[0]  # type: ignore[return-value]  # a Name, checked above
+
+
 def inline_variable(
-    a: Analysis, scope: Scope, name: str, statement: ast.stmt, value: ast.expr
+    a: Analysis, scope: Scope, name: str, statement: ast.stmt, value: ast.expr, index: int | None = None
 ) -> dict[int, Edit] | None:
-    """Edits that replace every read of ``name`` with ``value`` and drop ``statement``."""
+    """Edits that replace every read of ``name`` with ``value`` (or ``value[index]``) and drop ``statement``."""
+    if index is not None and not isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        return None  # ``value[index]`` would need parentheses: not worth it
     uses = a.uses_of(scope, name)
     statement_id, value_id = a.id(statement), a.id(value)
     if (
@@ -393,6 +414,9 @@ def inline_variable(
             return None
         if not a.same_meaning(value, a.scope(statement), a.scope(use)):
             return None
+        if index is not None:
+            edits[use_id] = Replacement((Hole(value_id), f"[{index}]"))
+            continue
         before, after = wrap(a, value, text, use)
         edits[use_id] = Replacement((before, Hole(value_id), after))
     return edits
