@@ -466,27 +466,31 @@ def configure_tracing(transforms: list[Transform], oracle: object, *, foreign_pa
     """Let ``value-from-trace`` run the program as the oracle does, or switch it off.
 
     An exec oracle runs the candidate as Python with its appended test: the
-    trace does the same. A command oracle (``--run``, ``--test``,
-    ``--differential``) or a tree of files may run something that is not
-    this file as a program (a formatter's input, a fuzzer's crash), so the
-    transform proposes nothing there (``oracle=None`` says so). Another
-    oracle passed through the API keeps the default: the program traced
-    alone. The trace's child numbers nodes with the ``ast`` of the
-    interpreter it runs under, which must read the program as ours does:
-    not when another interpreter parses it (``--python`` with syntax this
-    one lacks) or is older than 3.8.
+    trace does the same (so does any oracle with a str ``append``, the
+    script it runs after the candidate, and maybe ``search_path`` and
+    ``python``). A command oracle (``--run``, ``--test``, ``--differential``)
+    or a tree of files may run something that is not this file as a
+    program (a formatter's input, a fuzzer's crash), so the transform
+    proposes nothing there (``oracle=None`` says so). Another oracle passed
+    through the API keeps the default: the program traced alone. The
+    trace's child numbers nodes with the ``ast`` of the interpreter it runs
+    under, which must read the program as ours does: not when another
+    interpreter parses it (``--python`` with syntax this one lacks) or is
+    older than 3.8.
     """
     while isinstance(oracle, RetryingOracle):
         oracle = oracle.inner
+    append = getattr(oracle, "append", None)
     for transform in transforms:
         if not isinstance(transform, ValueFromTrace):
             continue
-        if isinstance(oracle, ExecOracle):
+        if oracle is None or isinstance(oracle, CommandOracle):
+            transform.configure(enabled=False)
+        elif isinstance(append, str):
             python = getattr(oracle, "python", None) or sys.executable
             usable = not foreign_parser and version_of(python) >= (3, 8)
-            transform.configure(append=oracle.append, search_path=oracle.search_path, python=python, enabled=usable)
-        elif oracle is None or isinstance(oracle, CommandOracle):
-            transform.configure(enabled=False)
+            search_path = getattr(oracle, "search_path", "")
+            transform.configure(append=append, search_path=search_path, python=python, enabled=usable)
 
 
 def _finish(

@@ -11,9 +11,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from typing import ClassVar
+from collections.abc import Callable, Iterator
 
+from astreduce.oracles.sandbox import Limits, die_with_parent, pdeathsig_launcher
 from astreduce.reducer import DROP, Edit, Replacement
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.scope import Analysis, analyse, size_change, wrap
@@ -329,6 +329,14 @@ def trace(
     return values
 
 
+def _sandboxed(limits: Limits) -> Callable[[], None]:
+    def prepare() -> None:
+        die_with_parent()
+        limits.apply()
+
+    return prepare
+
+
 def _run(
     text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str
 ) -> dict[int, str]:
@@ -345,15 +353,22 @@ def _run(
         run_dir = os.path.join(workdir, "run")
         os.mkdir(run_dir)
         environment = dict(os.environ, ASTREDUCE_TRACE_PATH=search_path)
+        # the program is the user's candidate: it runs as the oracles run one,
+        # dying with astreduce and under the same resource limits
+        launcher = pdeathsig_launcher()
+        limits = Limits().for_timeout(timeout)
         process = subprocess.Popen(
-            [python, "-c", _CHILD, text_path, wanted_path, result_path],
+            [*(launcher or []), python, "-c", _CHILD, text_path, wanted_path, result_path],
             cwd=run_dir,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             env=environment,
+            preexec_fn=None if launcher else _sandboxed(limits),
         )
+        if launcher:
+            limits.apply(process.pid)
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
