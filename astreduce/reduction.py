@@ -408,7 +408,7 @@ def reduce_source(
     if strategy in ("auto", "hdd", "flat"):
         check_parses(text, filename, parser)
     if oracle is None:
-        oracle = build_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+        oracle = build_oracle(options, text, filename=filename, search_path=search_path, encode=encode, jobs=jobs)
     else:
         first = oracle.judge(text)
         if first.outcome is not Outcome.FAIL:

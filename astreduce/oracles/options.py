@@ -115,8 +115,12 @@ def build_oracle(
     filename: str,
     search_path: str = "",
     encode: Callable[[str], bytes] | None = None,
+    jobs: int = 1,
 ) -> Oracle:
     """The oracle ``options`` describe, calibrated on the original ``text``.
+
+    With ``jobs`` above 1 the original's repeated runs (the flakiness check)
+    run at once, as the search's tests will.
 
     Raises:
         UsageError: options that do not go together, an unknown interpreter.
@@ -161,14 +165,20 @@ def build_oracle(
         )
         first = command_oracle.calibrate(text, timeout=options.timeout)
         oracle = command_oracle
-    _check_flakiness(oracle, text, first, options.retries)
+    _check_flakiness(oracle, text, first, options.retries, jobs)
     if options.retries > 1:
         return RetryingOracle(oracle, options.retries)
     return oracle
 
 
-def _check_flakiness(oracle: Oracle, text: str, first: Verdict, retries: int) -> None:
-    verdicts = [first] + [oracle.judge(text) for _ in range(FLAKINESS_RUNS - 1)]
+def _check_flakiness(oracle: Oracle, text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
+    again = FLAKINESS_RUNS - 1
+    if jobs > 1:  # the first run set the timeout and signature; the others are alike and independent
+        pending = [oracle.start(text) for _ in range(min(jobs, again))]
+        verdicts = [first] + [p.wait() for p in pending]
+        verdicts += [oracle.judge(text) for _ in range(again - len(pending))]
+    else:
+        verdicts = [first] + [oracle.judge(text) for _ in range(again)]
     outcomes = [v.outcome for v in verdicts]
     if all(o is Outcome.FAIL for o in outcomes) or retries > 1:
         return
