@@ -4,11 +4,12 @@
 
 1. ``-j 1`` against ``-j N`` (N = the number of cores) on cases whose oracle
    is a subprocess: a made-up crash (``--run '{python} {file}' --signal SEGV``,
-   30 helper functions) and, when Python 3.12.1 is installed, the corpora's
-   real ``crash_cpython312_classcomp_systemerror`` (calendar.py, 800 lines,
-   ``py_compile`` under 3.12.1 raises SystemError): wall time, tests,
-   candidates cancelled, speed-up, and whether the outputs are identical
-   (they must be).
+   30 helper functions) and real corpora crash cases (``--cases``; by
+   default ``crash_cpython312_classcomp_systemerror``, calendar.py under
+   3.12.1's ``py_compile``, and ``crash_black208b1_unstable``, black 20.8b1
+   on a large module; a case whose interpreter or tool cannot be installed
+   is skipped): wall time, tests, candidates cancelled, speed-up, and
+   whether the outputs are identical (they must be).
 2. Tests per second of the exec oracle (a forked child) against
    ``--run 'python3 {file}'`` (a new interpreter per test) on the same
    100-line candidate.
@@ -39,7 +40,7 @@ def crash_program(helpers: int) -> str:
     return body + "import os, signal\nlimit = helper_3([1, 2, 3])\nif limit > 10:\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
 
 
-REAL_CASE = "crash_cpython312_classcomp_systemerror"
+REAL_CASES = ("crash_cpython312_classcomp_systemerror", "crash_black208b1_unstable")
 
 
 def reduce_with(jobs: int, program: Path, oracle: list[str], output: Path) -> tuple[float, dict[str, object]]:
@@ -53,19 +54,19 @@ def reduce_with(jobs: int, program: Path, oracle: list[str], output: Path) -> tu
     return time.monotonic() - started, json.loads(report.read_text())
 
 
-def real_case(folder: Path) -> tuple[Path, list[str]] | None:
-    """The corpora's real crash case, built here; None when its Python is not installed."""
+def real_case(name: str, folder: Path) -> tuple[Path, list[str]] | None:
+    """A corpora crash case, built here; None when its Python or tool cannot be installed."""
     spec = importlib.util.spec_from_file_location("crash_tools", Path(__file__).parent.parent / "corpora" / "crash_tools.py")
     assert spec is not None and spec.loader is not None
     tools = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = tools
     spec.loader.exec_module(tools)
-    case = next(c for c in tools.load_crash_cases() if c.name == REAL_CASE)
+    case = next(c for c in tools.load_crash_cases() if c.name == name)
     try:
-        program = tools.materialise(case, folder / REAL_CASE)
+        program = tools.materialise(case, folder / name)
         return program, tools.resolve_args(case, tools.prepare_tool(case, tools.tools_dir_default()))
-    except Exception as error:  # no Python 3.12.1 here: the made-up case still runs
-        print(f"{REAL_CASE}: skipped ({error})")
+    except Exception as error:  # no such Python or package here: the other cases still run
+        print(f"{name}: skipped ({error})")
         return None
 
 
@@ -90,7 +91,8 @@ def throughput(judge: object, text: str, seconds: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="a small, quick run")
+    parser.add_argument("--smoke", action="store_true", help="a small, quick run (the made-up crash only)")
+    parser.add_argument("--cases", default=",".join(REAL_CASES), help="corpora crash cases to run, comma-separated")
     args = parser.parse_args()
     cores = os.cpu_count() or 2
     helpers = 6 if args.smoke else 30
@@ -98,9 +100,10 @@ def main() -> int:
         program = Path(folder) / "crash.py"
         program.write_text(crash_program(helpers))
         same = compare_jobs(f"made-up crash, {helpers} helpers", program, ["--run", "{python} {file}", "--signal", "SEGV"], cores)
-        real = None if args.smoke else real_case(Path(folder))
-        if real is not None:
-            same = compare_jobs(REAL_CASE, *real, cores) and same
+        for name in [] if args.smoke else [c for c in args.cases.split(",") if c]:
+            real = real_case(name, Path(folder))
+            if real is not None:
+                same = compare_jobs(name, *real, cores) and same
 
     candidate = "".join(f"value_{i} = {i} * 2\n" for i in range(99)) + "assert value_3 == 7, 'My Test'\n"
     exec_oracle = ExecOracle(Target.parse("AssertionError:My Test"))
