@@ -102,7 +102,8 @@ class DropAsync(Transform):
 class DropBases(Transform):
     """Drop every base class and keyword of a class at once: ``class A(B, metaclass=M):`` → ``class A:``.
 
-    Applies to: ClassDef with bases or keywords.
+    Applies to: ClassDef with bases or keywords, or with an empty list
+    (``class A():``, what deleting the bases one by one leaves).
     Yields: the class without its parenthesised list.
     """
 
@@ -114,6 +115,9 @@ class DropBases(Transform):
         fields = tree.fields[node.id]
         listed = fields.get("bases", ()) + fields.get("keywords", ())
         if not listed:
+            empty = _EMPTY_BASES.match(tree.text, node.start)
+            if empty is not None:
+                yield Replacement((Slice(node.start, empty.start(1)), Slice(empty.end(1), node.end)))
             return
         first = min(tree.nodes[i].start for i in listed)
         last = max(tree.nodes[i].end for i in listed)
@@ -123,6 +127,10 @@ class DropBases(Transform):
         if open_paren < 0 or close_paren < 0:
             return
         yield Replacement((Slice(node.start, open_paren), Slice(close_paren + 1, node.end)))
+
+
+#: ``class NAME ( )``: the empty parentheses are group 1.
+_EMPTY_BASES = re.compile(r"class\s+\w+\s*(\(\s*\))")
 
 
 def _closing(text: str, position: int) -> int:

@@ -40,18 +40,43 @@ class DropParentheses(Transform):
     """Remove a pair of parentheses around an expression.
 
     Applies to: expressions whose source is wrapped in a matching pair of
-    parentheses that is not their own syntax (tuples and generator expressions keep theirs).
-    Yields: the expression without that pair (with its inside rendered as reduced).
+    parentheses that is not their own syntax (tuples and generator expressions
+    keep theirs); the parenthesised items of a one-line ``with (a, b):``.
+    Yields: the expression without that pair (with its inside rendered as
+    reduced); ``with a, b:``.
     """
 
     name = "drop-parentheses"
     phase = "simplify"
-    node_kinds = EXPRESSIONS
+    node_kinds = EXPRESSIONS | {"With", "AsyncWith"}
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
+        if node.kind in ("With", "AsyncWith"):
+            yield from _with_items(node, tree)
+            return
         text = tree.source(node.id)
         if not encloses(text):
             return
         if node.kind in _OWN_PARENTHESES and not encloses(text[1:-1].strip()):
             return  # the only pair is the tuple's or generator's own
         yield Replacement((Slice(node.start + 1, node.end - 1),))
+
+
+def _with_items(node: Node, tree: Tree) -> Iterator[Edit]:
+    """``with (a, b):`` → ``with a, b:`` when the parentheses hold every item on one line."""
+    items = tree.fields[node.id].get("items", ())
+    if not items:
+        return
+    text = tree.text
+    first, last = tree.nodes[items[0]].start, tree.nodes[items[-1]].end
+    open_paren = text.rfind("(", node.start, first)
+    if open_paren < 0 or text[open_paren + 1 : first].strip() or not text[node.start : open_paren].rstrip().endswith("with"):
+        return
+    close_paren = last
+    while close_paren < len(text) and text[close_paren] in " \t,":
+        close_paren += 1
+    if close_paren >= len(text) or text[close_paren] != ")" or "\n" in text[open_paren:close_paren]:
+        return
+    if not text[close_paren + 1 :].lstrip(" \t").startswith(":"):
+        return
+    yield Replacement((Slice(node.start, open_paren), Slice(open_paren + 1, close_paren), Slice(close_paren + 1, node.end)))

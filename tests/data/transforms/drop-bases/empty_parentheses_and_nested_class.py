@@ -3,6 +3,6 @@ class Outer():
     class Inner(Outer, **options):
         pass
 # output
-class Outer():
+class Outer:
     class Inner:
         pass
