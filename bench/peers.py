@@ -7,6 +7,8 @@
     python bench/peers.py                       # every case, every tool
     python bench/peers.py --cases markup_stripping --tools astreduce,shrinkray
     python bench/peers.py --markdown --json bench/out/results.json
+    python bench/peers.py --crash --cases crash_cpython312_with_segfault \
+        --tools astreduce,shrinkray,pysource-minimize
 
 For each case the input is materialised into ``bench/out/<case>/`` and every
 tool reduces its *own copy* of it in ``bench/out/<case>/<tool>/``, one test at
@@ -19,6 +21,16 @@ with the case's ``args``.  Every tool's final output is re-checked with
 token count.  See ``bench/README.md`` for the columns and each tool's
 conventions.
 
+``--crash`` runs the crash cases (``corpora/crash_*``, read by
+``corpora/crash_tools.py``) instead: the input is built by the case's
+``build.py`` and its tool environment comes from ``crash_tools.prepare_tool``
+(cached).  The peers' script runs ``bench/crash_interesting.py``, which runs the
+case's command oracle and classifies the run as its ``args`` say, through
+``crash_tools`` (no astreduce import either); astreduce gets the case's args
+with their placeholders filled in (``crash_tools.resolve_args``).  Outputs are
+re-checked with ``crash_tools.reproduces`` (the args and the case's
+``expect_signature``) and measured with ``crash_tools.token_count``.
+
 Standard library only at import time: the pysource-minimize environment runs
 this file too (``peers.py _pysource-minimize ...``) as that tool's driver.
 """
@@ -27,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -47,6 +60,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 PEERS = BENCH / ".peers"
 CHECKER = BENCH / "interesting.py"
+CRASH_CHECKER = BENCH / "crash_interesting.py"
 
 ALL_TOOLS = ("astreduce", "shrinkray", "pysource-minimize", "picire", "lithium", "cvise")
 PEER_TOOLS = ALL_TOOLS[1:]
@@ -54,6 +68,9 @@ PEER_TOOLS = ALL_TOOLS[1:]
 # Per-test limit the tools themselves enforce; interesting.py has its own
 # (default 10 s) and always answers first, so this only catches a stuck checker.
 TOOL_TEST_TIMEOUT = 60
+# crash_interesting.py's limit per oracle run is astreduce's default (ten times
+# the input's run time, at least 2 s), capped so that it too answers first.
+CRASH_RUN_TIMEOUT_CAP = TOOL_TEST_TIMEOUT - 10
 # After the per-tool limit: SIGINT (SIGTERM for astreduce) so that the tool can
 # write its best result, then SIGKILL after this many seconds.
 GRACE_SECONDS = 15
@@ -85,11 +102,42 @@ class Oracle:
     checker_args: list[str]  # options for interesting.py, before the candidate
     python: str  # interpreter for the candidates
     unsupported: list[str]  # oracle options interesting.py cannot reproduce
+    astreduce_args: list[str]  # the case's args, for `astreduce reduce`
+    checker = CHECKER
 
     def command(self, candidate: str) -> list[str]:
         # -S: the checker needs only the standard library, and skipping site
         # saves most of an interpreter start (over 100 ms here) on every test.
-        return [sys.executable, "-S", str(CHECKER), *self.checker_args, candidate]
+        return [sys.executable, "-S", str(self.checker), *self.checker_args, candidate]
+
+    def verify(self, output: Path) -> tuple[bool, str]:
+        """Whether a tool's final output still reproduces, and how it ended (not a test)."""
+        done = subprocess.run(
+            [*self.command(str(output))[:-1], "--verbose", str(output)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return done.returncode == 0, last_line(done.stderr)
+
+
+@dataclasses.dataclass
+class CrashOracle(Oracle):
+    """What crash_interesting.py needs to judge a candidate of one crash case.
+
+    ``verify`` asks more than the peers' script: ``crash_tools.reproduces``
+    also wants the case's ``expect_signature``, as the corpora's own check does.
+    """
+
+    case: Any = None  # crash_tools.CrashCase
+    env: Any = None  # crash_tools.ToolEnv
+    crash_tools: ModuleType | None = None
+    checker = CRASH_CHECKER
+
+    def verify(self, output: Path) -> tuple[bool, str]:
+        assert self.crash_tools is not None
+        ok, what = self.crash_tools.reproduces(self.case, output, self.env)
+        return ok, "" if ok else f"does not reproduce: {what}"[:200]
 
 
 @dataclasses.dataclass
@@ -143,14 +191,18 @@ class CaseResult:
 # --------------------------------------------------------------------------- helpers
 
 
-def load_corpora_tools() -> ModuleType:
-    """The repository's ``corpora/tools.py`` (load_cases, materialise, token_count)."""
-    path = REPO / "corpora" / "tools.py"
-    spec = importlib.util.spec_from_file_location("corpora_tools", path)
+def load_corpora_module(name: str) -> ModuleType:
+    """The repository's ``corpora/<name>.py``: ``tools`` or ``crash_tools``.
+
+    ``tools`` has load_cases, materialise and token_count; ``crash_tools`` has
+    load_crash_cases, materialise, prepare_tool, reproduces and token_count.
+    """
+    path = REPO / "corpora" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"corpora_{name}", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"peers.py: cannot load {path}")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["corpora_tools"] = module  # dataclasses looks the module up
+    sys.modules[f"corpora_{name}"] = module  # dataclasses looks the module up
     spec.loader.exec_module(module)
     return module
 
@@ -236,7 +288,7 @@ def build_oracle(args: list[str], workdir: Path, input_path: Path, checker: Modu
         if "--same-frame" in values:
             checker_args += ["--frame", ending.frame]
     checker_args += ["--expect", expect or ""]
-    return Oracle(checker_args, python, unsupported)
+    return Oracle(checker_args, python, unsupported, list(args))
 
 
 def measure(text: str, token_count: Callable[[str], int]) -> tuple[int | None, int, int]:
@@ -668,7 +720,7 @@ def run_tool(
     # Every tool reduces its own copy: the case's input is never handed to a tool.
     input_copy = work / case.input_name
     shutil.copyfile(case_dir / case.input_name, input_copy)
-    plan = tool.plan(work, input_copy, case_dir, list(case.args))
+    plan = tool.plan(work, input_copy, case_dir, list(oracle.astreduce_args))
     row.command = plan.command
     print(f"  {tool.name}: {shlex.join(plan.command)}", file=sys.stderr, flush=True)
     returncode, seconds, timed_out = run_with_limit(plan, work / "log.txt", limit)
@@ -696,16 +748,21 @@ def run_tool(
         row.note += "; best result so far"
     text = plan.output.read_text(encoding="utf-8", errors="surrogateescape")
     row.tokens, row.bytes, row.lines = measure(text, token_count)
-    done = subprocess.run(oracle.command(str(plan.output)), capture_output=True, check=False)
-    row.verified = done.returncode == 0
+    row.verified, what = oracle.verify(plan.output)
+    if not row.verified:
+        row.note = (row.note + "; " if row.note else "") + f"output not verified: {what}"
     return row
 
 
 def last_log_line(log: Path) -> str:
     try:
-        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        return last_line(log.read_text(errors="replace"))
     except OSError:
         return ""
+
+
+def last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
     return lines[-1].strip()[:160] if lines else ""
 
 
@@ -726,15 +783,73 @@ def prepare_case(
     case_dir.mkdir(parents=True)
     input_path = tools_module.materialise(case, case_dir)
     oracle = build_oracle(list(case.args), case_dir, input_path, checker)
+    write_case_script(
+        case_dir, case.name, "the program in $1 raises the case's target exception", oracle
+    )
+    return case_dir, oracle
+
+
+def prepare_crash_case(
+    case: Any, out: Path, crash_tools: ModuleType, tools_dir: Path
+) -> tuple[Path, Oracle]:
+    """Build the crash case's input into out/<case>/, get its tool environment, write its script.
+
+    The input is run once here: it must reproduce (args and ``expect_signature``),
+    and its run time sets the checker's per-run timeout as astreduce sets its own.
+    """
+    case_dir = out / case.name
+    shutil.rmtree(case_dir, ignore_errors=True)
+    case_dir.mkdir(parents=True)
+    input_path = crash_tools.materialise(case, case_dir)
+    env = crash_tools.prepare_tool(case, tools_dir)
+    options = case.oracle
+    checker_args = ["--tools", str(tools_dir)]
+    reference = None
+    if not options.classified and options.test is None and options.differential is None:
+        # Judged against the original's own signature, as crash_tools.reproduces does.
+        reference = crash_tools.evaluate(case, input_path, env).results[0].signature
+        checker_args += [f"--reference-status={reference[0]}", f"--reference-line={reference[1]}"]
+    got = crash_tools.evaluate(case, input_path, env, reference)
+    if not got.reproduces:
+        raise RuntimeError(f"the input does not reproduce: {got.describe()}")
+    if options.hang is None:
+        seconds = max(run.seconds for run in got.results)
+        checker_args += ["--timeout", f"{min(max(2.0, 10 * seconds), CRASH_RUN_TIMEOUT_CAP):.1f}"]
+    checker_args.append(str(case.folder))
+    oracle = CrashOracle(
+        checker_args,
+        str(env.python),
+        [],
+        crash_tools.resolve_args(case, env),
+        case=case,
+        env=env,
+        crash_tools=crash_tools,
+    )
+    # Spares every test a `pyenv root` (crash_tools looks there for the case's Python).
+    root = crash_tools.pyenv_root()
+    exports = {"PYENV_ROOT": str(root)} if root is not None else {}
+    verdict = "the case's command oracle finds the program in $1 interesting (as its args say)"
+    write_case_script(case_dir, case.name, verdict, oracle, exports)
+    return case_dir, oracle
+
+
+def write_case_script(
+    case_dir: Path,
+    name: str,
+    verdict: str,
+    oracle: Oracle,
+    exports: dict[str, str] | None = None,
+) -> None:
+    """``case_dir/interesting.sh``: count the test, then run the oracle's checker on ``$1``."""
     lines = [
-        f"# Interestingness test for bench case {case.name} (C-Reduce / shrinkray convention):",
-        "# exit 0 iff the program in $1 raises the case's target exception.",
+        f"# Interestingness test for bench case {name} (C-Reduce / shrinkray convention):",
+        f"# exit 0 iff {verdict}.",
         "# Each run appends a line to $BENCH_COUNTER (default: tests.count beside this script).",
         f'echo 1 >> "${{BENCH_COUNTER:-{case_dir / "tests.count"}}}"',
+        *(f"export {key}={shlex.quote(value)}" for key, value in (exports or {}).items()),
         f'exec {shlex.join(oracle.command("CANDIDATE")[:-1])} "$1"',
     ]
     write_script(case_dir / "interesting.sh", lines)
-    return case_dir, oracle
 
 
 def run_case(
@@ -742,32 +857,31 @@ def run_case(
     tools: list[str],
     out: Path,
     limit: float,
-    tools_module: ModuleType,
-    checker: ModuleType,
+    prepare: Callable[[Any, Path], tuple[Path, Oracle]],
+    token_count: Callable[[str], int],
 ) -> CaseResult:
+    """Prepare the case (``prepare_case`` or ``prepare_crash_case``), then run each tool on it."""
     result = CaseResult(case.name, case.description)
     print(f"== {case.name}", file=sys.stderr, flush=True)
     try:
-        case_dir, oracle = prepare_case(case, out, tools_module, checker)
+        case_dir, oracle = prepare(case, out)
     except Exception as error:  # noqa: BLE001  # a broken case is reported, not fatal
         result.note = f"cannot prepare the case: {type(error).__name__}: {error}"
         print(f"  {result.note}", file=sys.stderr)
         return result
     input_path = case_dir / case.input_name
     text = input_path.read_text(encoding="utf-8")
-    result.input_tokens, result.input_bytes, result.input_lines = measure(
-        text, tools_module.token_count
-    )
+    result.input_tokens, result.input_bytes, result.input_lines = measure(text, token_count)
     before = digest(input_path)
     if not oracle.unsupported:
         done = subprocess.run(oracle.command(str(input_path)), capture_output=True, check=False)
         if done.returncode != 0:
-            result.note = "the input does not reproduce under bench/interesting.py"
+            result.note = f"the input does not reproduce under bench/{oracle.checker.name}"
             print(f"  {result.note}", file=sys.stderr)
             return result
     for name in tools:
         tool = TOOLS[name]()
-        row = run_tool(tool, case, case_dir, oracle, limit, tools_module.token_count)
+        row = run_tool(tool, case, case_dir, oracle, limit, token_count)
         result.rows.append(row)
         print(f"  {name}: {row.status} {format_row(row)}", file=sys.stderr, flush=True)
         if digest(input_path) != before:
@@ -974,6 +1088,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=REPO / "corpora",
         help="folder of cases (default: %(default)s)",
     )
+    parser.add_argument(
+        "--crash",
+        action="store_true",
+        help="run the crash cases (corpora/crash_*, command oracles) instead of the exec cases",
+    )
+    parser.add_argument(
+        "--tool-envs",
+        type=Path,
+        metavar="DIR",
+        help="with --crash: the crash cases' tool environments (default: corpora/crash_tools.py's, "
+        "$ASTREDUCE_TOOLS_DIR or bench/.tools)",
+    )
     parser.add_argument("--cases", help="comma-separated case names (default: every case)")
     parser.add_argument(
         "--tools",
@@ -1031,9 +1157,22 @@ def main(argv: list[str] | None = None) -> int:
         AstReduce.command_line = shlex.split(args.astreduce)
     if args.astreduce_args:
         AstReduce.extra_args = shlex.split(args.astreduce_args)
-    tools_module = load_corpora_tools()
-    checker = load_checker()
-    cases = tools_module.load_cases(args.corpora)
+    prepare: Callable[[Any, Path], tuple[Path, Oracle]]
+    if args.crash:
+        crash_tools = load_corpora_module("crash_tools")
+        cases = crash_tools.load_crash_cases(args.corpora)
+        tools_dir = (args.tool_envs or crash_tools.tools_dir_default()).resolve()
+        prepare = functools.partial(
+            prepare_crash_case, crash_tools=crash_tools, tools_dir=tools_dir
+        )
+        token_count = crash_tools.token_count
+    else:
+        if args.tool_envs:
+            parser.error("--tool-envs goes with --crash")
+        tools_module = load_corpora_module("tools")
+        cases = tools_module.load_cases(args.corpora)
+        prepare = functools.partial(prepare_case, tools_module=tools_module, checker=load_checker())
+        token_count = tools_module.token_count
     if args.cases:
         wanted = [c.strip() for c in args.cases.split(",") if c.strip()]
         unknown = sorted(set(wanted) - {case.name for case in cases})
@@ -1045,7 +1184,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.resolve()
     results = []
     for case in cases:
-        results.append(run_case(case, tools, out, args.timeout, tools_module, checker))
+        results.append(run_case(case, tools, out, args.timeout, prepare, token_count))
         print("\n" + case_table(results[-1], args.markdown) + "\n", flush=True)
     print(summary_table(results, args.markdown))
     if args.json:
@@ -1054,6 +1193,7 @@ def main(argv: list[str] | None = None) -> int:
             "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "timeout": args.timeout,
+            "crash": args.crash,
             "tools": tools,
             "cases": [
                 {
