@@ -8,8 +8,8 @@ import re
 import tokenize
 from collections.abc import Iterator
 
-from astreduce.reducer import Edit, Hole, Replacement
-from astreduce.transforms import Transform
+from astreduce.reducer import DROP, Edit, Hole, Replacement
+from astreduce.transforms import Opportunity, Transform
 from astreduce.tree import Node, Tree
 
 EXPRESSIONS = frozenset(
@@ -261,3 +261,42 @@ class FStringToString(Transform):
                 v.value for v in parsed.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
             )
             yield repr(literal)
+
+
+class FilterToElement(Transform):
+    """Make a comprehension's condition its element: ``[e for x in xs if c]`` → ``[c for x in xs]``.
+
+    Applies to: list and set comprehensions and generator expressions with
+    an ``if`` condition (not dictionary comprehensions, whose element is a pair).
+    Yields: the element replaced by the first condition, which is dropped,
+    when that is smaller (one proposal per comprehension: the element is
+    one node; the next round takes the next condition). What a crash needs
+    is often only that an expression is evaluated inside the comprehension,
+    not where.
+    """
+
+    name = "filter-to-element"
+    phase = "expressions"
+    node_kinds = frozenset({"ListComp", "SetComp", "GeneratorExp"})
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        from astreduce.transforms.scope import analyse, shrinks, wrap
+
+        a = analyse(tree)
+        if a is None:
+            return
+        for node in a.asts:
+            if not isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+                continue
+            element_id = a.id(node.elt)
+            if element_id is None:
+                continue
+            conditions = [c for g in node.generators for c in g.ifs]
+            condition_id = a.id(conditions[0]) if conditions else None
+            if condition_id is None or not a.tree.is_droppable(condition_id):
+                continue
+            text = a.source(conditions[0])
+            before, after = wrap(a, conditions[0], text, node.elt)
+            edits: dict[int, Edit] = {element_id: Replacement.text(before + text + after), condition_id: DROP}
+            if shrinks(a, edits):
+                yield Opportunity(self.name, condition_id, edits)
