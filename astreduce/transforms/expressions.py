@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from astreduce.reducer import DROP, Edit, Hole, Replacement
 from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms.scope import analyse, shrinks, wrap
 from astreduce.tree import Node, Tree
 
 EXPRESSIONS = frozenset(
@@ -280,8 +281,6 @@ class FilterToElement(Transform):
     node_kinds = frozenset({"ListComp", "SetComp", "GeneratorExp"})
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        from astreduce.transforms.scope import analyse, shrinks, wrap
-
         a = analyse(tree)
         if a is None:
             return
