@@ -65,6 +65,7 @@ def test_exec_oracle_survives_hostile_candidate(name: str, tmp_path: Path) -> No
     verdict = oracle.judge(HOSTILE[name])
     assert verdict.outcome is Outcome.UNRESOLVED, verdict
     assert time.monotonic() - started < 15
+    oracle.close()  # ends the next test's child, forked ahead and waiting for its candidate
     assert _descendants() == 0
     # the oracle still works afterwards
     assert oracle.judge("assert False, 'My Test'").outcome is Outcome.FAIL
@@ -122,6 +123,7 @@ def test_calibrated_cpu_budget_ends_a_busy_hang_early_but_lets_a_sleeper_finish(
     pause = oracle.cpu_timeout + 0.3
     verdict = oracle.judge(f"import time\ntime.sleep({pause})\nassert False, 'My Test'\n")
     assert verdict.outcome is Outcome.FAIL, verdict
+    oracle.close()
     assert _descendants() == 0
 
 

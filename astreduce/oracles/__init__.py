@@ -64,7 +64,13 @@ class Verdict:
 
 
 class Pending(Protocol):
-    """A candidate being judged."""
+    """A candidate being judged.
+
+    A pending may also offer ``done() -> bool`` (has it ended? never blocks)
+    and ``ready_fds() -> list[int] | None`` (descriptors that become readable
+    when it may have ended): then a parallel executor refills a slot as soon
+    as any test ends, not only the one it needs next.
+    """
 
     def wait(self) -> Verdict: ...
 
@@ -94,6 +100,12 @@ class Finished:
 
     def wait(self) -> Verdict:
         return self.verdict
+
+    def done(self) -> bool:
+        return True
+
+    def ready_fds(self) -> list[int]:
+        return []
 
     def cancel(self) -> None:
         pass

@@ -118,6 +118,7 @@ class Process:
         self.shell = shell
         self.timeout = timeout
         self.started = time.monotonic()
+        self._pidfd: int | None = None
         self.cap = ProcessGroupCap(limits.processes)
         self.out = Path(workdir) / _STDOUT
         self.err = Path(workdir) / _STDERR
@@ -177,9 +178,31 @@ class Process:
         except OSError:  # it died at the gate: its wait says how
             pass
 
+    def done(self, timeout: float | None = None) -> bool:
+        """Whether the command has ended or run out of time (then :meth:`wait` returns at once)."""
+        if self.result is not None or self.popen.returncode is not None:
+            return True
+        limit = self.timeout if timeout is None else timeout
+        return self.popen.poll() is not None or time.monotonic() >= self.started + limit
+
+    def ready_fd(self) -> int | None:
+        """A descriptor readable once the command has ended (a pidfd), or None."""
+        if self._pidfd is None and self.result is None:
+            try:
+                self._pidfd = os.pidfd_open(self.popen.pid)
+            except (AttributeError, OSError):
+                return None
+        return self._pidfd
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
     def wait(self, timeout: float | None = None) -> Signature:
         if self.result is not None:
             return self.result
+        self._close_pidfd()
         limit = self.timeout if timeout is None else timeout
         remaining = max(0.0, self.started + limit - time.monotonic())
         timed_out = not wait_exit(self.popen, remaining)
@@ -202,6 +225,7 @@ class Process:
         return self.result
 
     def kill(self) -> None:
+        self._close_pidfd()
         if self.result is None:
             self._stop()
             self.result = Signature(None, None, "", timed_out=True)
@@ -306,6 +330,14 @@ class _CommandPending:
         self.oracle = oracle
         self.processes = processes
         self.started = time.monotonic()
+
+    def done(self) -> bool:
+        return all(p.done(self.oracle.wait_limit) for p in self.processes)
+
+    def ready_fds(self) -> list[int] | None:
+        """Descriptors to wait on for the test's end (None: cannot tell, wait() instead)."""
+        fds = [p.ready_fd() for p in self.processes if not p.done(self.oracle.wait_limit)]
+        return None if None in fds else [fd for fd in fds if fd is not None]
 
     def wait(self) -> Verdict:
         signatures = [p.wait(self.oracle.wait_limit) for p in self.processes]

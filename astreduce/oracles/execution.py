@@ -12,12 +12,18 @@ one line of JSON. The parent compares the exception with the target:
 
 Forking costs about 2.5 ms where starting an interpreter costs 14 ms
 (DESIGN.md), and the child starts with every module astreduce has imported.
+Even that fork is off a test's path: each test's child is forked ahead, a
+*spare* waiting for its candidate while the test before it runs (see
+:class:`Spare`). The appended test script is compiled once, not with every
+candidate.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import json
+import marshal
 import os
 import select
 import signal
@@ -26,10 +32,12 @@ import time
 import traceback
 import types
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from astreduce.oracles import Run, Target, Verdict
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, reap, release_workdir
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -128,8 +136,10 @@ class Job:
             return
         kill_group(self.pid)
         status = 0
-        if run.spawned is False:
-            # the report says the test started no process: nothing else to wait for or kill
+        dying = run.detail == "cancelled" and self.cap.unused()
+        if run.spawned is False or dying:
+            # the test started no process: nothing else to wait for or kill (waiting
+            # for a cancelled child to die cost -j 2 on stdlib_argparse 12 ms a test)
             reap(self.pid)
             self.cap.release_unused()
         else:
@@ -148,7 +158,10 @@ class Job:
             os.close(self.fd)
         except OSError:
             pass
-        release_workdir(self.workdir, self.own_files)
+        if dying:  # it may not be dead yet: its folder serves no other test
+            remove_workdir(self.workdir)
+        else:
+            release_workdir(self.workdir, self.own_files)
 
 
 def child_cpu_seconds(pid: int) -> float | None:
@@ -179,6 +192,76 @@ def _decode_report(data: bytes, seconds: float) -> Run:
         return Run("crash", seconds=seconds)
 
 
+class Spare:
+    """A child forked ahead of its test, ready in its folder and waiting for the candidate on a pipe.
+
+    Forking this process costs 2.3 ms (stdlib_argparse, one test at a time:
+    22 s of 210), and a child's setup (its folder, output files, limits,
+    warning filters) 1.5 ms more. Made right after a test starts, the next
+    test's child does all that while the test before it runs on the other
+    core; its own test then begins with a write to a pipe. The spare puts
+    itself in its own process group and under the parent-death signal
+    before it waits, and exits when its pipe closes unused.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.workdir = make_workdir()
+        self.limits = limits
+        command_read, self.command_fd = os.pipe()
+        self.report_fd, report_write = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns
+            os.close(self.command_fd)
+            os.close(self.report_fd)
+            _spare_main(command_read, report_write, self.workdir, limits)
+        os.close(command_read)
+        os.close(report_write)
+        try:
+            os.setpgid(self.pid, self.pid)  # also here: a kill of its group must not find no group
+        except OSError:
+            pass
+        _waiting.add(self)
+
+    def send(self, message: bytes) -> bool:
+        """Hand the spare its test; False when it is gone (then it is discarded)."""
+        try:
+            data = memoryview(len(message).to_bytes(8, "little") + message)
+            while data:
+                data = data[os.write(self.command_fd, data) :]
+        except OSError:  # it died waiting (killed from outside)
+            self.discard()
+            return False
+        os.close(self.command_fd)
+        _waiting.discard(self)
+        return True
+
+    def discard(self) -> None:
+        """End an unused spare: it exits on its own when its pipe closes; the kill makes sure."""
+        for fd in (self.command_fd, self.report_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        kill_group(self.pid)
+        reap(self.pid)
+        remove_workdir(self.workdir)
+        _waiting.discard(self)
+
+
+#: Spares not yet handed a test: discarded at exit, so that none leaves its folder behind.
+_waiting: set[Spare] = set()
+_OWNER = os.getpid()
+
+
+@atexit.register
+def _discard_waiting() -> None:
+    if os.getpid() == _OWNER:
+        for spare in list(_waiting):
+            spare.discard()
+
+
 @dataclass
 class ExecOracle:
     """Runs a candidate as ``__main__`` in a forked child and matches its exception.
@@ -204,7 +287,27 @@ class ExecOracle:
     limits: Limits = field(default_factory=Limits)
     tests: int = 0
     seconds: float = 0.0
+    _spare: Spare | None = field(default=None, init=False, repr=False, compare=False)
+    _appended: tuple[str, types.CodeType | None] | None = field(default=None, init=False, repr=False, compare=False)
+    """The append's text and its code compiled alone (None: it compiles only glued to a candidate)."""
+    _compiled: dict[str, types.CodeType] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Candidates that :meth:`compiles` compiled, for their test to use."""
+    _calibrated_cpu: float | None = field(default=None, init=False, repr=False, compare=False)
+    _recent_fails: deque[float] = field(default_factory=lambda: deque(maxlen=8), init=False, repr=False, compare=False)
 
+    def _failed_in(self, seconds: float) -> None:
+        """Tighten the CPU budget to 10x the slowest of the last FAILing runs (never above the calibrated one).
+
+        The original's run includes compiling all of it: on stdlib_argparse
+        (50 ms) its budget stayed 0.5 s while the reduced programs that
+        reproduce ran in 11 ms, and 79 candidates that loop forever cost
+        39 s of its 205. A reproducing program rarely needs ten times the
+        CPU of the last ones that reproduced; one that does is UNRESOLVED.
+        """
+        if self._calibrated_cpu is None:
+            return
+        self._recent_fails.append(seconds)
+        self.cpu_timeout = min(self._calibrated_cpu, max(MIN_CPU_TIMEOUT, 10 * max(self._recent_fails)))
 
     @property
     def identity(self) -> str:
@@ -222,10 +325,10 @@ class ExecOracle:
         run = self.run(text)
         self.timeout = saved if saved is not None else max(MIN_TIMEOUT, 10 * run.seconds)
         if saved is None:
-            self.cpu_timeout = max(MIN_CPU_TIMEOUT, 10 * run.seconds)
+            self.cpu_timeout = self._calibrated_cpu = max(MIN_CPU_TIMEOUT, 10 * run.seconds)
         if timeout is not None:
             self.timeout = timeout
-            self.cpu_timeout = None
+            self.cpu_timeout = self._calibrated_cpu = None
         if self.target is None and run.ending in ("exception", "syntax"):
             self.target = Target.from_run(run, match, same_frame)
         elif self.target is not None and same_frame and run.ending == "exception":
@@ -245,40 +348,101 @@ class ExecOracle:
     def run(self, text: str) -> Run:
         return self.start(text, compile_here=True).wait().run
 
+    @property
+    def code_name(self) -> str:
+        """The name candidates are compiled under: the file's own name, whatever test folder it runs in."""
+        return os.path.basename(self.filename)
+
+    def compiles(self, text: str) -> bool:
+        """Whether ``text`` compiles: the first step of its test, done here and kept for it.
+
+        A search that only wants candidates that parse (the token pass) asks
+        this instead of parsing them itself: a candidate that compiles is
+        then compiled once, not parsed here and compiled again by its test.
+        """
+        code = _compile(text, self.code_name)
+        if isinstance(code, Run):
+            return False
+        if len(self._compiled) >= _COMPILED_KEPT:
+            del self._compiled[next(iter(self._compiled))]
+        self._compiled[text] = code
+        return True
+
     def start(self, text: str, compile_here: bool = False) -> ExecPending:
-        """Fork a child that runs ``text``; the returned job reports how it ended.
+        """Hand ``text`` to a child; the returned job reports how it ended.
 
         With ``compile_here`` (one test at a time: :meth:`judge`) a candidate
         under :data:`PRECOMPILE_LIMIT` is compiled here, so one that does not
-        compile costs no fork. Otherwise (``-j``: several tests run while this
+        compile costs no child. Otherwise (``-j``: several tests run while this
         process renders and starts the next) the child compiles it: at ``-j 2``
         compiling in the parent took a quarter of stdlib_argparse's wall time.
         """
+        append_code = self._append_code()
+        glued = self.append and append_code is None  # the append compiles only after a candidate
         source = text + ("\n" + self.append if self.append else "")
-        workdir = make_workdir()
-        path = os.path.join(workdir, os.path.basename(self.filename))
-        code = None
-        if compile_here and len(source) < PRECOMPILE_LIMIT:
-            code = _compile(source, path)
+        code = None if glued else self._compiled.pop(text, None)
+        if code is None and compile_here and len(source) < PRECOMPILE_LIMIT:
+            code = _compile(source if glued else text, self.code_name)
             if isinstance(code, Run):
-                release_workdir(workdir, frozenset())
                 return ExecPending(self, None, code)
+        if append_code is not None:  # its lines as in the file the child writes: the candidate's, then its own
+            append_code = _shift_lines(append_code, text.count("\n") + 1)
         timeout = self.timeout if self.timeout is not None else 600.0
         limits = self.limits.for_timeout(timeout)
         cap = ProcessGroupCap(limits.processes)
-        read_fd, write_fd = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            os.close(read_fd)
-            die_with_parent()
-            cap.join_before_spawning()
-            _child(source, code, path, workdir, self.search_path, write_fd, limits, cap)
-        os.close(write_fd)
-        job = Job(pid, read_fd, workdir, timeout, cap, self.cpu_timeout)
-        job.own_files = frozenset({os.path.basename(path), OUTPUT_NAME})
+        spare, self._spare = self._spare, None
+        while True:
+            if spare is None:
+                spare = Spare(limits)
+            message = marshal.dumps(
+                (
+                    source, None if glued else text, code, append_code, self.code_name, self.search_path,
+                    None if limits == spare.limits else _limit_values(limits),
+                    None if cap.path is None else str(cap.path),
+                )
+            )
+            if spare.send(message):
+                break
+            spare = None
+        job = Job(spare.pid, spare.report_fd, spare.workdir, timeout, cap, self.cpu_timeout)
+        job.own_files = frozenset({self.code_name, OUTPUT_NAME})
+        self._spare = Spare(limits)  # the next test's child, made ready while this one runs
         return ExecPending(self, job, None)
+
+    def _append_code(self) -> types.CodeType | None:
+        if not self.append:
+            return None
+        if self._appended is None or self._appended[0] != self.append:
+            code = _compile(self.append, self.code_name)
+            self._appended = (self.append, None if isinstance(code, Run) else code)
+        return self._appended[1]
+
+    def close(self) -> None:
+        """End the spare child (the end of a reduction)."""
+        if self._spare is not None:
+            self._spare.discard()
+            self._spare = None
+        self._compiled.clear()
+
+    def __del__(self) -> None:  # an oracle dropped without close() must not leave its spare waiting
+        try:
+            self.close()
+        except Exception:  # at interpreter exit, half torn down
+            pass
+
+
+def _limit_values(limits: Limits) -> tuple[int, int, int, int]:
+    return (limits.cpu_seconds, limits.memory_bytes, limits.file_bytes, limits.processes)
+
+
+#: How many candidates :meth:`ExecOracle.compiles` keeps compiled for their tests (one per running test is enough).
+_COMPILED_KEPT = 16
+
+
+def _shift_lines(code: types.CodeType, offset: int) -> types.CodeType:
+    """``code`` with every line number ``offset`` further down (nested functions and classes too)."""
+    consts = tuple(_shift_lines(c, offset) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + offset, co_consts=consts)
 
 
 class ExecPending:
@@ -290,13 +454,24 @@ class ExecPending:
         self.started = time.monotonic()
         self._run = run
 
+    def done(self) -> bool:
+        """Whether the test has ended (reads its report if it is there; never blocks)."""
+        return self._run is not None or (self.job is not None and self.job.poll() is not None)
+
+    def ready_fds(self) -> list[int] | None:
+        """Descriptors to wait on for the test's end."""
+        return [] if self.done() or self.job is None else [self.job.fd]
+
     def wait(self) -> Verdict:
         if self._run is None:
             assert self.job is not None
             self._run = self.job.wait()
         self.oracle.tests += 1
         self.oracle.seconds += time.monotonic() - self.started
-        return Verdict(self.oracle.classify(self._run), self._run)
+        outcome = self.oracle.classify(self._run)
+        if outcome is Outcome.FAIL:
+            self.oracle._failed_in(self._run.seconds)
+        return Verdict(outcome, self._run)
 
     def cancel(self) -> None:
         if self.job is not None:
@@ -324,26 +499,17 @@ def _compile(source: str, path: str) -> types.CodeType | Run:
         return Run("syntax", exception=type(error).__qualname__, message=_syntax_message(error))
 
 
-def _child(
-    source: str,
-    code: types.CodeType | None,
-    path: str,
-    workdir: str,
-    search_path: str,
-    report_fd: int,
-    limits: Limits,
-    cap: ProcessGroupCap,
-) -> None:
-    """Run ``source`` (``code``, when the parent compiled it) as ``__main__``; report to ``report_fd``."""
+def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -> None:
+    """A spare child: get ready, wait for the candidate, run it; never returns."""
     report: dict[str, object] = {"ending": "crash"}
+    cap = ProcessGroupCap(limits.processes, enabled=False)
     try:
+        die_with_parent()
         gc.freeze()  # the parent's objects stay out of the child's collections: fewer copied pages
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.chdir(workdir)
-        with open(path, "w", encoding="utf-8", errors="surrogateescape") as file:
-            file.write(source)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         output = os.open(os.path.join(workdir, OUTPUT_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -351,28 +517,22 @@ def _child(
         os.dup2(output, 2)
         limits.apply()
         _default_warnings()
+        header = _read_exactly(command_fd, 8)
+        message = _read_exactly(command_fd, int.from_bytes(header, "little")) if len(header) == 8 else b""
+        os.close(command_fd)
+        if not message:  # closed unused: the reduction is over
+            os._exit(0)
+        source, text, code, append_code, name, search_path, changed_limits, cgroup = marshal.loads(message)
+        if changed_limits is not None:
+            Limits(*changed_limits).apply()
+        cap.path = None if cgroup is None else Path(cgroup)
+        cap.join_before_spawning()
+        path = os.path.join(workdir, name)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as file:
+            file.write(source)
         sys.argv = [path]
         sys.path[0:1] = [search_path or workdir]
-        try:
-            if code is None:
-                code = compile(source, path, "exec", dont_inherit=True)
-        except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
-            report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _syntax_message(error)}
-        else:
-            module = types.ModuleType("__main__")
-            module.__file__ = path
-            module.__dict__["__builtins__"] = __builtins__
-            sys.modules["__main__"] = module
-            try:
-                exec(code, module.__dict__)
-                report = {"ending": "ok"}
-            except BaseException as error:  # the candidate's own exception: report it, whatever it is
-                report = {
-                    "ending": "exception",
-                    "exception": _qualified(type(error)),
-                    "message": _message(error),
-                    "frame": _innermost(error),
-                }
+        report = _run(source if text is None else text, code, append_code, path)
     except BaseException as error:  # astreduce's own setup failed: report a crash, never return
         report = {"ending": "crash", "message": _message(error)}
     finally:
@@ -386,6 +546,37 @@ def _child(
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _run(text: str, code: types.CodeType | None, append_code: types.CodeType | None, path: str) -> dict[str, object]:
+    """Run ``text`` (``code``, when the parent compiled it), then ``append_code``, as ``__main__``: the report."""
+    try:
+        if code is None:
+            code = compile(text, os.path.basename(path), "exec", dont_inherit=True)
+    except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
+        return {"ending": "syntax", "exception": type(error).__qualname__, "message": _syntax_message(error)}
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = module
+    try:
+        exec(code, module.__dict__)
+        if append_code is not None:
+            exec(append_code, module.__dict__)
+    except BaseException as error:  # the candidate's own exception: report it, whatever it is
+        return {"ending": "exception", "exception": _qualified(type(error)), "message": _message(error), "frame": _innermost(error)}
+    return {"ending": "ok"}
 
 
 def _default_warnings() -> None:

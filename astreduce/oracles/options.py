@@ -89,6 +89,11 @@ class RetryingOracle:
     def start(self, text: str) -> Pending:
         return _RetryPending(self, text, self.inner.start(text))
 
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
+
 
 class _RetryPending:
     def __init__(self, oracle: RetryingOracle, text: str, first: Pending) -> None:

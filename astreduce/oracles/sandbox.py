@@ -167,12 +167,24 @@ _LIBC = _load_libc()
 
 
 def virtual_memory() -> int:
-    """This process's address-space size: a forked child starts with all of it."""
+    """This process's address-space size: a forked child starts with all of it.
+
+    Read at most once a second: every test asks, and it changes slowly.
+    """
+    now = time.monotonic()
+    if now - _measured[0] < 1.0 and _measured[2] == os.getpid():
+        return _measured[1]
     try:
         with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[0]) * resource.getpagesize()
+            size = int(statm.read().split()[0]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):
-        return 0
+        size = 0
+    _measured[:] = [now, size, os.getpid()]
+    return size
+
+
+#: When :func:`virtual_memory` last looked, what it found, and in which process.
+_measured: list[float] = [float("-inf"), 0, 0]
 
 
 class ProcessGroupCap:
@@ -256,6 +268,15 @@ class ProcessGroupCap:
             _posixsubprocess.fork_exec = joining_fork_exec  # type: ignore[assignment]
         except (ImportError, AttributeError):
             pass
+
+    def unused(self) -> bool:
+        """True when no process of the test is in the cgroup (or there is no cgroup to look in)."""
+        if self.path is None:
+            return True
+        try:
+            return not (self.path / "cgroup.procs").read_text().split()
+        except OSError:
+            return False
 
     def release_unused(self) -> None:
         """Hand back a cgroup the test never joined (its report said so): nothing to kill."""
