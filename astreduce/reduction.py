@@ -407,12 +407,14 @@ def reduce_source(
         plan.foreign_parser = True
     if strategy in ("auto", "hdd", "flat"):
         check_parses(text, filename, parser)
+    calibrating = time.monotonic()
     if oracle is None:
         oracle = build_oracle(options, text, filename=filename, search_path=search_path, encode=encode, jobs=jobs)
     else:
         first = oracle.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
+    calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
     configure_tracing(plan.transforms, oracle, foreign_parser=plan.foreign_parser)
     judge: Callable[[str], Verdict] = oracle.judge
     start = getattr(oracle, "start", None)
@@ -430,7 +432,7 @@ def reduce_source(
         store = OutcomeStore(cache_dir or default_cache_dir(), f"{oracle.identity}|{filename}|{search_path}")
     session = Session(
         text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs, store=store,
-        retry_stale=exhaustive,
+        retry_stale=exhaustive, compiles=syntax_check_of(oracle), oracle_seconds=calibrating,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
@@ -460,6 +462,21 @@ def reduce_source(
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
     return result
+
+
+def syntax_check_of(oracle: object) -> Callable[[str], bool] | None:
+    """The exec oracle's compile, to check candidates that must parse; None for other oracles.
+
+    Not under another interpreter (its worker compiles with its own), and
+    not when the target is a syntax error: ``compile`` rejects more than the
+    parser does (``return`` outside a function), and such a candidate may be
+    just what a search for a compiler's error wants.
+    """
+    while isinstance(oracle, RetryingOracle):
+        oracle = oracle.inner
+    if type(oracle) is not ExecOracle or oracle.target is None or oracle.target.is_syntax_error:
+        return None
+    return oracle.compiles
 
 
 def configure_tracing(transforms: list[Transform], oracle: object, *, foreign_parser: bool = False) -> None:
@@ -500,13 +517,21 @@ def _finish(
     best = session.best
     if latest is not None and latest != best and measure(latest).key < session.best_size.key:
         best = latest
-    verified = oracle.judge(best).outcome is Outcome.FAIL
+
+    def reproduces(text: str) -> bool:
+        waited = time.monotonic()
+        try:
+            return oracle.judge(text).outcome is Outcome.FAIL
+        finally:
+            session.oracle_seconds += time.monotonic() - waited
+
+    verified = reproduces(best)
     notes: list[str] = []
     formatted = False
     if format and verified:
         pretty = format_with_black(best, newline=_newline_of(session.text))
         if pretty is not None and pretty != best:
-            if oracle.judge(pretty).outcome is Outcome.FAIL:
+            if reproduces(pretty):
                 best, formatted = pretty, True
             else:
                 notes.append("black's formatting of the result no longer reproduces; kept it unformatted")

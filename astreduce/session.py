@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import select
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -78,6 +79,8 @@ class Session:
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
     require_parse: bool = False
+    compiles: Callable[[str], bool] | None = None
+    """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
     stale: set[bytes] = field(default_factory=set)
     """Keys (:func:`~astreduce.strategies.change_key`) of single edits that did not FAIL alone."""
     retry_stale: bool = False
@@ -95,6 +98,7 @@ class Session:
         self._pass_name = "start"
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
+        self._began = time.monotonic()
         self._prefetched: dict[bytes, Pending] = {}
         """Candidates started on the FAIL side of the search: what it tests next if the one before FAILs."""
 
@@ -136,6 +140,10 @@ class Session:
 
         Token-level passes produce mostly broken syntax; checking it here costs
         a parse instead of an oracle run. Passes over syntax trees do not need it.
+        Under an exec oracle the check is the oracle's own compile
+        (:attr:`compiles`), whose code the test then runs: a candidate that
+        compiles is compiled once, not parsed here and compiled again, and the
+        time counts as the oracle's.
         """
         saved = self.require_parse
         self.require_parse = True
@@ -145,17 +153,26 @@ class Session:
             self.require_parse = saved
 
     def _rejected(self, key: bytes, text: str) -> bool:
-        if not self.require_parse or key in self._cache:
+        if not self.require_parse or key in self._cache or self._parses(text):
             return False
+        self._cache[key] = Outcome.UNRESOLVED
+        self.syntax_rejections += 1
+        return True
+
+    def _parses(self, text: str) -> bool:
+        if self.compiles is not None:
+            started = time.monotonic()
+            try:
+                return self.compiles(text)
+            finally:
+                self.oracle_seconds += time.monotonic() - started
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
                 ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            self._cache[key] = Outcome.UNRESOLVED
-            self.syntax_rejections += 1
-            return True
-        return False
+            return False
+        return True
 
     def _one(self, text: str) -> Outcome:
         if self.stop_requested:
@@ -202,9 +219,15 @@ class Session:
         kept: bytes | None = None
         try:
             while True:
-                while len(running) + len(self._prefetched) < self.jobs:
-                    head = drawn - len(window)  # the index of the next outcome
+                slots_full = False
+                while True:
                     ahead = sum(1 for entry in window if entry[2] is not None)
+                    if ahead + len(self._prefetched) >= self.jobs and not self._deeper(ahead + len(self._prefetched)):
+                        break
+                    if self._busy(running) >= self.jobs:
+                        slots_full = True
+                        break
+                    head = drawn - len(window)  # the index of the next outcome
                     can_branch = if_fails is not None and branched < head and bool(window) and window[0][2] is not None
                     can_look = exhausted and if_none is not None and not looked
                     if can_branch and (
@@ -247,6 +270,8 @@ class Session:
                     return
                 if self.stop_requested:
                     raise Interrupted
+                if slots_full and window[0][2] is not None and self._another_ends_first(window[0][2], running):
+                    continue  # a test after the next one ended first: its slot takes a new candidate
                 key, text, pending, known = window.popleft()
                 if known is not None:
                     outcome = known
@@ -274,6 +299,52 @@ class Session:
                 pending.cancel()
             self.speculative += len(running)
             self._cancel_prefetched([k for k in self._prefetched if k != kept])
+
+    def _deeper(self, ahead: int) -> bool:
+        """Whether to start a candidate with ``ahead`` started before it, when a test that
+        ended early left its slot free (more than ``jobs`` candidates ahead).
+
+        Only while the oracle is what astreduce mostly waits for (a command's
+        test: hundreds of ms): the free core would idle otherwise, so even a
+        candidate unlikely to be needed costs nothing. Under the exec oracle
+        astreduce's own work (rendering, forking) is the limit at ``-j 2``:
+        deeper starts, mostly cancelled, made stdlib_argparse 20% slower.
+        """
+        if ahead >= self.jobs * _AHEAD:
+            return False
+        elapsed = time.monotonic() - self._began
+        return self.oracle_seconds >= 0.6 * elapsed
+
+    def _busy(self, running: dict[bytes, Pending]) -> int:
+        """Tests still running (one that ended but whose outcome is not yet read holds no slot)."""
+        return sum(1 for p in (*running.values(), *self._prefetched.values()) if not _ended(p))
+
+    def _another_ends_first(self, head: Pending, running: dict[bytes, Pending]) -> bool:
+        """Wait until ``head`` ends (False) or another running test does (True).
+
+        Without this a test that ends before the one the search needs next
+        keeps its slot (and a core) idle until that one ends. False at once
+        when a pending cannot say when it ends: the caller then waits for
+        ``head`` alone.
+        """
+        others = [p for p in (*running.values(), *self._prefetched.values()) if p is not head and not _ended(p)]
+        if not others or not callable(getattr(head, "done", None)):
+            return False
+        descriptors: list[int] = []
+        for pending in (head, *others):
+            ready = getattr(pending, "ready_fds", None)
+            fds = ready() if callable(ready) else None
+            if fds is None:
+                return False
+            descriptors += fds
+        while not self.stop_requested:
+            if _ended(head):
+                return False
+            if any(_ended(p) for p in others):
+                return True
+            # at most a fifth of a second: the head's own time limit is checked by done()
+            select.select(descriptors, [], [], 0.2)
+        return False
 
     def _cancel_prefetched(self, keys: Iterable[bytes]) -> None:
         for key in list(keys):
@@ -369,6 +440,16 @@ class Session:
         stats.seconds = time.monotonic() - stats.seconds
         stats.tokens_after = self.best_size.tokens
         self.passes.append(stats)
+
+
+#: Candidates started ahead (running or ended, not yet read) at most, per job.
+_AHEAD = 3
+
+
+def _ended(pending: Pending) -> bool:
+    """Whether a test has ended, when its pending can tell without blocking (else: not yet)."""
+    done = getattr(pending, "done", None)
+    return bool(done()) if callable(done) else False
 
 
 def _digest(text: str) -> bytes:

@@ -102,3 +102,63 @@ def test_two_slots_keep_both_busy_on_both_sides_of_the_search() -> None:
     assert parallel_tests == tests
     assert tests / makespan >= 1.5, f"{tests} tests in {makespan} units"
     assert len(oracle.started) <= 1.35 * tests, "too many wasted starts"
+
+
+class _TimedPending:
+    """A test that ends after ``seconds`` of real time, seen through a pipe, as a forked child's report is."""
+
+    def __init__(self, text: str, seconds: float, log: list[str]) -> None:
+        import os
+        import threading
+
+        self.text = text
+        self.read_fd, write_fd = os.pipe()
+        log.append(f"start {text}")
+        self.log = log
+
+        def finish() -> None:
+            os.write(write_fd, b"x")
+            os.close(write_fd)
+
+        self.timer = threading.Timer(seconds, finish)
+        self.timer.start()
+
+    def done(self) -> bool:
+        import select
+
+        return bool(select.select([self.read_fd], [], [], 0)[0])
+
+    def ready_fds(self) -> list[int]:
+        return [] if self.done() else [self.read_fd]
+
+    def wait(self) -> Verdict:
+        import select
+
+        select.select([self.read_fd], [], [])
+        self.log.append(f"end {self.text}")
+        return Verdict(Outcome.PASS, Run("ok"))
+
+    def cancel(self) -> None:
+        self.timer.cancel()
+
+
+def test_a_slot_freed_by_a_later_test_takes_the_next_candidate_at_once() -> None:
+    # the first candidate takes 0.6 s, the others 0.01 s: with two slots, the
+    # second slot goes through several of them while the first still runs
+    from astreduce.session import Session
+
+    log: list[str] = []
+    session = Session(
+        "original",
+        judge=lambda text: Verdict(Outcome.PASS, Run("ok")),
+        start=lambda text: _TimedPending(text, 0.6 if text == "c0" else 0.3 if text[0] == "w" else 0.01, log),
+        jobs=2,
+    )
+    # starting deeper pays only when astreduce mostly waits for the oracle: it has, so far
+    assert list(session.outcomes(["w0", "w1"])) == [Outcome.PASS] * 2
+    log.clear()
+    outcomes = list(session.outcomes(f"c{i}" for i in range(8)))
+    assert outcomes == [Outcome.PASS] * 8
+    started_before_head_ended = log.index("end c0")
+    assert log[:started_before_head_ended].count("start c0") == 1
+    assert sum(1 for entry in log[:started_before_head_ended] if entry.startswith("start")) >= 4, log
