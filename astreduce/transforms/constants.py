@@ -149,22 +149,35 @@ def literal(value, depth=0):
     if kind is dict:
         return all(literal(k, depth + 1) and literal(v, depth + 1) for k, v in value.items())
     return all(literal(v, depth + 1) for v in value)
+firsts = {}
+varying = set()
 def record(number, value):
-    if number not in values:
+    shown = values.get(number, record)
+    if shown is record:
         values[number] = None
         try:
             if literal(value):
                 shown = repr(value)
                 if len(shown) <= %d:
                     values[number] = shown
+                    firsts[number] = value
         except Exception:
             pass
+    elif shown is not None and number not in varying:
+        first = firsts[number]
+        try:
+            kind = type(value)
+            same = kind is type(first) and (value == first if kind in SIMPLE else repr(value) == shown)
+        except Exception:
+            same = False
+        if not same:
+            varying.add(number)
     return value
 import builtins
 builtins._astreduce_record_ = record
 def save():
     with open(result_path, "w", encoding="utf-8") as f:
-        json.dump({str(k): v for k, v in values.items() if v is not None}, f)
+        json.dump({"values": {str(k): v for k, v in values.items() if v is not None}, "varying": sorted(varying)}, f)
 def stop(number, frame):
     save()
     os._exit(0)
@@ -213,6 +226,10 @@ class ValueFromTrace(Transform):
     traced run of the current program was an int, float, complex, str, bytes,
     bool or ``None``, or a small tuple, list, set or dict of those.
     Yields: the value's ``repr``, when that is smaller than the expression.
+    Not for an expression in a ``while`` loop whose value changed during the
+    run (a counter, the test that ends the loop): its first value would make
+    the loop run forever (stdlib_argparse: 23 candidates that each cost a
+    CPU budget).
     Notes: the run happens once per text, in a subprocess with a timeout and
     a temporary working directory (the transform never runs the oracle).
     :meth:`configure` gives it what the exec oracle runs with (the appended
@@ -260,12 +277,14 @@ class ValueFromTrace(Transform):
         candidates = [i for i, node in enumerate(a.asts) if _recordable(a, node)]
         if not candidates:
             return
-        values = trace(tree.text, candidates, self.append, self.search_path, self.timeout, self.python)
+        values, varying = trace(tree.text, candidates, self.append, self.search_path, self.timeout, self.python)
         for node_id in candidates:
             shown = values.get(node_id)
             if shown is None:
                 continue
             node = a.asts[node_id]
+            if node_id in varying and _in_while_loop(a, node):
+                continue  # its first value would make the loop run forever
             old = tree.source(node_id)
             try:
                 parsed = ast.parse(shown, mode="eval").body
@@ -275,6 +294,16 @@ class ValueFromTrace(Transform):
             new = before + shown + after
             if size_change(old, new) < (0, 0, 0):
                 yield Opportunity(self.name, node_id, {node_id: Replacement.text(new)})
+
+
+def _in_while_loop(a: Analysis, node: ast.AST) -> bool:
+    """Whether ``node`` is in a ``while`` loop's test or body (in its own function)."""
+    current = a.parent(node)
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if isinstance(current, ast.While):
+            return True
+        current = a.parent(current)
+    return False
 
 
 def _recordable(a: Analysis, node: ast.AST) -> bool:
@@ -313,8 +342,8 @@ def trace(
     search_path: str = "",
     timeout: float = TRACE_TIMEOUT,
     python: str | None = None,
-) -> dict[int, str]:
-    """Each candidate expression's first literal value in one run of ``text`` (cached per text)."""
+) -> tuple[dict[int, str], frozenset[int]]:
+    """Each candidate expression's first literal value in one run of ``text``, and those whose value changed later (cached per text)."""
     python = python or sys.executable
     key = hashlib.blake2b(
         f"{python}\0{append}\0{search_path}\0{text}".encode("utf-8", "surrogateescape")
@@ -388,8 +417,13 @@ def _run(
             with open(result_path, encoding="utf-8") as file:
                 raw = json.load(file)
         except (OSError, ValueError):
-            return {}
+            return {}, frozenset()
         wanted = set(candidates)
-        return {int(k): v for k, v in raw.items() if isinstance(v, str) and int(k) in wanted}
+        values = raw.get("values", {}) if isinstance(raw, dict) else {}
+        varying = raw.get("varying", []) if isinstance(raw, dict) else []
+        return (
+            {int(k): v for k, v in values.items() if isinstance(v, str) and int(k) in wanted},
+            frozenset(n for n in varying if isinstance(n, int)),
+        )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
