@@ -159,9 +159,7 @@ class _Render:
                 out.append(self.node(item))
                 position = child.end
             else:
-                if not any(e.key in self.dirty for e in item.elements) and not any(
-                    n in self.dirty for e in item.elements for n in e.nodes
-                ):
+                if self.dirty.isdisjoint(item.ids):
                     continue
                 out.append(text[position : item.start])
                 out.append(self.sequence(item))

@@ -92,6 +92,14 @@ class Sequence:
     """Text that replaces the sequence when every element is dropped ('pass' for blocks)."""
     min_kept: int = 0
     """Fewer elements than this never make valid syntax (an import needs one name)."""
+    ids: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+    """Every element key and node id inside: rendering asks whether an edit touches the sequence."""
+
+    def __post_init__(self) -> None:
+        if not self.ids:
+            ids = {e.key for e in self.elements}
+            ids.update(n for e in self.elements for n in e.nodes)
+            object.__setattr__(self, "ids", frozenset(ids))
 
     @property
     def start(self) -> int:
