@@ -39,7 +39,7 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress
 
@@ -74,6 +74,8 @@ class _Level:
     """Change keys of single opportunities (chunk 1 only), for parking stale ones."""
     changed: bool = False
     position: int = 0
+    texts: dict[int, str] = field(default_factory=dict, compare=False)
+    """The candidates of single opportunities, rendered for their keys: tested as they are while ``applied`` is unchanged."""
 
 
 @dataclass(frozen=True)
@@ -119,13 +121,16 @@ def apply_greedily(
             return None
         chunk = max(1, min(chunk, len(remaining)))
         keys: dict[int, bytes] = {}
+        texts: dict[int, str] = {}
         if chunk == 1:
             base_text = render(applied)
-            keys = {i: change_key(base_text, render(applied | {i})) for i in remaining}
+            texts = {i: render(applied | {i}) for i in remaining}
+            keys = {i: change_key(base_text, texts[i]) for i in remaining}
             if parking:
                 parked = parked | {i for i in remaining if keys[i] in session.stale or keys[i] in stale}
                 remaining = [i for i in remaining if i not in parked]
-        return _Level(applied, parked, chunk, tuple(remaining), keys)
+            texts = {i: texts[i] for i in remaining} if len(base_text) * len(remaining) <= _KEPT_TEXT else {}
+        return _Level(applied, parked, chunk, tuple(remaining), keys, texts=texts)
 
     def after(level: _Level, stale: set[bytes]) -> _Level | None:
         """The level a search goes on with when nothing more of ``level`` applies."""
@@ -149,7 +154,10 @@ def apply_greedily(
                 key = step.stale_key()
                 if key is not None:
                     stale.add(key)
-                yield render(current.applied | frozenset(current.remaining[start : start + current.chunk]))
+                if current.texts and current.position == 0 and not current.changed:  # applied is still enter()'s
+                    yield current.texts[current.remaining[start]]
+                else:
+                    yield render(current.applied | frozenset(current.remaining[start : start + current.chunk]))
             current = after(current, stale)
         if last.parked:
             steps.append(_Step(last, parked=True))
@@ -189,6 +197,10 @@ def apply_greedily(
             return step.level.applied | step.level.parked
         level = failed(step)
     return frozenset()
+
+
+#: At most this many characters of single-opportunity candidates are kept per search level.
+_KEPT_TEXT = 64 << 20
 
 
 def _looking_ahead(

@@ -212,3 +212,17 @@ def test_candidates_die_with_a_killed_reducer(oracle: list[str], tmp_path: Path)
     while [pid for pid in _processes_mentioning(marker) if pid != process.pid] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_mentioning(marker) == []
+
+
+def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:
+    # the original spins for a while before it fails: its budget is ten times that;
+    # once a quick candidate reproduces, a runaway one is cut after 0.2 s of CPU
+    oracle = ExecOracle(Target.parse("AssertionError:My Test"))
+    slow = "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n    pass\nassert False, 'My Test'\n"
+    oracle.calibrate(slow)
+    assert oracle.cpu_timeout is not None and oracle.cpu_timeout >= 1.5
+    assert oracle.judge("assert False, 'My Test'\n").outcome is Outcome.FAIL
+    assert oracle.cpu_timeout == pytest.approx(0.2)
+    verdict = oracle.judge("while True:\n    pass\n")
+    assert verdict.run.ending == "timeout" and "budget 0.2 s" in verdict.run.detail, verdict
+    oracle.close()
