@@ -226,3 +226,27 @@ def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:
     verdict = oracle.judge("while True:\n    pass\n")
     assert verdict.run.ending == "timeout" and "budget 0.2 s" in verdict.run.detail, verdict
     oracle.close()
+
+
+def test_a_waiting_child_leaves_with_its_folder_when_astreduce_is_killed(tmp_path: Path) -> None:
+    # each test's child is forked ahead and waits in a folder of its own: a
+    # reducer killed with SIGKILL cannot clean up, so the child must
+    script = tmp_path / "owner.py"
+    script.write_text(
+        "import sys, time\n"
+        "from astreduce.oracles import Target\n"
+        "from astreduce.oracles.execution import ExecOracle\n"
+        "oracle = ExecOracle(Target.parse('AssertionError:My Test'))\n"
+        "oracle.judge(\"assert False, 'My Test'\")\n"
+        "print(oracle._spare.workdir, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True) as owner:
+        assert owner.stdout is not None
+        folder = Path(owner.stdout.readline().strip())
+        assert folder.is_dir()
+        owner.kill()
+    deadline = time.monotonic() + 10
+    while folder.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not folder.exists()

@@ -26,6 +26,7 @@ import json
 import marshal
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -200,8 +201,9 @@ class Spare:
     warning filters) 1.5 ms more. Made right after a test starts, the next
     test's child does all that while the test before it runs on the other
     core; its own test then begins with a write to a pipe. The spare puts
-    itself in its own process group and under the parent-death signal
-    before it waits, and exits when its pipe closes unused.
+    itself in its own process group before it waits. It leaves when its pipe
+    closes unused (astreduce closed it, or died, even by ``kill -9``),
+    removing its folder; it takes the parent-death signal with its test.
     """
 
     def __init__(self, limits: Limits) -> None:
@@ -503,8 +505,8 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -
     """A spare child: get ready, wait for the candidate, run it; never returns."""
     report: dict[str, object] = {"ending": "crash"}
     cap = ProcessGroupCap(limits.processes, enabled=False)
+    parent = os.getppid()
     try:
-        die_with_parent()
         gc.freeze()  # the parent's objects stay out of the child's collections: fewer copied pages
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -520,7 +522,11 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -
         header = _read_exactly(command_fd, 8)
         message = _read_exactly(command_fd, int.from_bytes(header, "little")) if len(header) == 8 else b""
         os.close(command_fd)
-        if not message:  # closed unused: the reduction is over
+        if not message:  # closed unused: the reduction is over, or astreduce died (even by kill -9)
+            shutil.rmtree(workdir, ignore_errors=True)
+            os._exit(0)
+        die_with_parent()  # from now on; a spare that waits leaves with its pipe, folder and all
+        if os.getppid() != parent:  # astreduce died just now, before the line above
             os._exit(0)
         source, text, code, append_code, name, search_path, changed_limits, cgroup = marshal.loads(message)
         if changed_limits is not None:
