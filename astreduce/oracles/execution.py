@@ -34,7 +34,7 @@ import traceback
 import types
 import warnings
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from astreduce.oracles import Run, Target, Verdict
@@ -399,7 +399,7 @@ class ExecOracle:
             message = marshal.dumps(
                 (
                     source, None if glued else text, code, append_code, self.code_name, self.search_path,
-                    None if limits == spare.limits else _limit_values(limits),
+                    None if limits == spare.limits else astuple(limits),
                     None if cap.path is None else str(cap.path),
                 )
             )
@@ -431,10 +431,6 @@ class ExecOracle:
             self.close()
         except Exception:  # at interpreter exit, half torn down
             pass
-
-
-def _limit_values(limits: Limits) -> tuple[int, int, int, int]:
-    return (limits.cpu_seconds, limits.memory_bytes, limits.file_bytes, limits.processes)
 
 
 #: How many candidates :meth:`ExecOracle.compiles` keeps compiled for their tests (one per running test is enough).
