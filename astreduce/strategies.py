@@ -132,15 +132,19 @@ def apply_greedily(
             texts = {i: texts[i] for i in remaining} if len(base_text) * len(remaining) <= _KEPT_TEXT else {}
         return _Level(applied, parked, chunk, tuple(remaining), keys, texts=texts)
 
-    def after(level: _Level, stale: set[bytes]) -> _Level | None:
-        """The level a search goes on with when nothing more of ``level`` applies."""
+    def next_chunk(level: _Level) -> int:
+        """The chunk size a search goes on with when nothing more of ``level`` applies (0: it ends)."""
         if level.chunk == 1 and not level.changed:
-            return None
+            return 0
         # halving pays while chunks still apply; once a level of several chunks
         # applies nothing, halves rarely do either: go straight to single elements
         chunks = -(-len(level.remaining) // level.chunk)
-        chunk = 1 if not level.changed and chunks >= 4 else level.chunk // 2
-        return enter(level.applied, level.parked, chunk, stale)
+        return 1 if not level.changed and chunks >= 4 else max(1, level.chunk // 2)
+
+    def after(level: _Level, stale: set[bytes]) -> _Level | None:
+        """The level a search goes on with when nothing more of ``level`` applies."""
+        chunk = next_chunk(level)
+        return enter(level.applied, level.parked, chunk, stale) if chunk else None
 
     def stream(level: _Level, steps: list[_Step]) -> Iterator[str]:
         stale: set[bytes] = set()  # singles passed earlier in this stream: stale if it gets that far
@@ -169,16 +173,16 @@ def apply_greedily(
         chunk = level.remaining[step.start : step.start + level.chunk]
         return replace(level, applied=level.applied | frozenset(chunk), changed=True, position=step.start + level.chunk)
 
-    def if_fails(steps: list[_Step], index: int) -> str | None:
-        """The next candidate if step ``index`` FAILs, when it is cheap to know (no change keys to compute)."""
+    def if_fails(steps: list[_Step], index: int) -> Iterator[str]:
+        """The next candidates if step ``index`` FAILs, lazily, as far as they are cheap to know
+        (up to a level of single opportunities, whose change keys would have to be computed)."""
         if steps[index].parked:
-            return None
+            return
         level: _Level | None = failed(steps[index])
-        if level is not None and level.position >= len(level.remaining):
-            level = after(level, set()) if level.chunk >= 4 else None
-        if level is None:
-            return None
-        return render(level.applied | frozenset(level.remaining[level.position : level.position + level.chunk]))
+        while level is not None:
+            for start in range(level.position, len(level.remaining), level.chunk):
+                yield render(level.applied | frozenset(level.remaining[start : start + level.chunk]))
+            level = after(level, set()) if next_chunk(level) > 1 else None
 
     level = enter(frozenset(), frozenset(), count, set())
     while level is not None:
