@@ -1,15 +1,16 @@
 """Parallel tests and oracle throughput (issue 4), run by hand on a quiet machine.
 
-    python bench/bench_parallel.py [--smoke]
+    python bench/bench_parallel.py [--smoke] [--cases a,b] [--pairs N]
 
-1. ``-j 1`` against ``-j N`` (N = the number of cores) on cases whose oracle
+1. ``-j 1`` against ``-j N`` (N = the number of cores), in ``--pairs`` pairs
+   of runs (the order alternating), on cases whose oracle
    is a subprocess: a made-up crash (``--run '{python} {file}' --signal SEGV``,
    30 helper functions) and real corpora crash cases (``--cases``; by
    default ``crash_cpython312_classcomp_systemerror``, calendar.py under
    3.12.1's ``py_compile``, and ``crash_black208b1_unstable``, black 20.8b1
    on a large module; a case whose interpreter or tool cannot be installed
-   is skipped): wall time, tests, candidates cancelled, speed-up, and
-   whether the outputs are identical (they must be).
+   is skipped): wall time, tests, candidates cancelled, speed-up per pair,
+   its median and lowest, and whether all outputs are identical (they must be).
 2. Tests per second of the exec oracle (a forked child) against
    ``--run 'python3 {file}'`` (a new interpreter per test) on the same
    100-line candidate.
@@ -21,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,14 +72,26 @@ def real_case(name: str, folder: Path) -> tuple[Path, list[str]] | None:
         return None
 
 
-def compare_jobs(name: str, program: Path, oracle: list[str], cores: int) -> bool:
-    one, first = reduce_with(1, program, oracle, program.with_name(program.stem + ".j1.py"))
-    many, second = reduce_with(cores, program, oracle, program.with_name(program.stem + f".j{cores}.py"))
-    same = program.with_name(program.stem + ".j1.py").read_text() == program.with_name(program.stem + f".j{cores}.py").read_text()
-    print(f"{name}: {first['tests']} tests; -j 1 {one:.1f} s, -j {cores} {many:.1f} s "
-          f"({second['speculative']} candidates started ahead and cancelled), "
-          f"speed-up {one / many:.2f}x, identical output: {same}")
-    return same
+def compare_jobs(name: str, program: Path, oracle: list[str], cores: int, pairs: int) -> bool:
+    """``pairs`` pairs of runs, ``-j 1`` first in odd pairs and last in even ones: this
+    machine's speed drifts by up to 20% between minutes, so one pair can mislead."""
+    outputs: set[str] = set()
+    ratios: list[float] = []
+    for pair in range(pairs):
+        times: dict[int, float] = {}
+        reports: dict[int, dict[str, object]] = {}
+        for jobs in (1, cores) if pair % 2 == 0 else (cores, 1):
+            output = program.with_name(f"{program.stem}.j{jobs}.py")
+            times[jobs], reports[jobs] = reduce_with(jobs, program, oracle, output)
+            outputs.add(output.read_text())
+        ratios.append(times[1] / times[cores])
+        print(f"{name}: {reports[1]['tests']} tests (-j {cores}: {reports[cores]['tests']}); "
+              f"-j 1 {times[1]:.1f} s, -j {cores} {times[cores]:.1f} s "
+              f"({reports[cores]['speculative']} candidates started ahead and cancelled), "
+              f"speed-up {ratios[-1]:.2f}x", flush=True)
+    print(f"{name}: speed-up over {pairs} pair(s): median {statistics.median(ratios):.2f}x, "
+          f"lowest {min(ratios):.2f}x; identical output: {len(outputs) == 1}", flush=True)
+    return len(outputs) == 1
 
 
 def throughput(judge: object, text: str, seconds: float) -> float:
@@ -93,17 +107,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="a small, quick run (the made-up crash only)")
     parser.add_argument("--cases", default=",".join(REAL_CASES), help="corpora crash cases to run, comma-separated")
+    parser.add_argument("--pairs", type=int, default=3, help="pairs of -j 1 and -j N runs per case (default: 3; --smoke: 1)")
     args = parser.parse_args()
     cores = os.cpu_count() or 2
     helpers = 6 if args.smoke else 30
+    pairs = 1 if args.smoke else args.pairs
     with tempfile.TemporaryDirectory() as folder:
         program = Path(folder) / "crash.py"
         program.write_text(crash_program(helpers))
-        same = compare_jobs(f"made-up crash, {helpers} helpers", program, ["--run", "{python} {file}", "--signal", "SEGV"], cores)
+        same = compare_jobs(f"made-up crash, {helpers} helpers", program, ["--run", "{python} {file}", "--signal", "SEGV"], cores, pairs)
         for name in [] if args.smoke else [c for c in args.cases.split(",") if c]:
             real = real_case(name, Path(folder))
             if real is not None:
-                same = compare_jobs(name, *real, cores) and same
+                same = compare_jobs(name, *real, cores, pairs) and same
 
     candidate = "".join(f"value_{i} = {i} * 2\n" for i in range(99)) + "assert value_3 == 7, 'My Test'\n"
     exec_oracle = ExecOracle(Target.parse("AssertionError:My Test"))
