@@ -13,7 +13,7 @@
    its median and lowest, and whether all outputs are identical (they must be).
    Beside each pair, what the machine itself gains: the oracle on the result
    20 times, one at a time against N at a time (on this 2-core virtual
-   machine even that gains 1.5x to 2.1x, not 2x).
+   machine even that gains 1.6x to 2.15x for black, not a steady 2x).
 2. Tests per second of the exec oracle (a forked child) against
    ``--run 'python3 {file}'`` (a new interpreter per test) on the same
    100-line candidate.
