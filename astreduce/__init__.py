@@ -22,7 +22,7 @@ from astreduce.errors import (
     UsageError,
 )
 from astreduce.outcome import Outcome
-from astreduce.reduction import Result, reduce_file, reduce_source
+from astreduce.reduce.single import Result, reduce_file, reduce_source
 
 __all__ = [
     "AstReduceError",

@@ -32,33 +32,27 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
 
-from astreduce.cli_oracle import options_from, oracle_options
-from astreduce.errors import AstReduceError, ReductionStopped, UsageError
+from astreduce.errors import ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target
-from astreduce.oracles.options import OracleOptions, build_oracle
-from astreduce.reduction import (
+from astreduce.oracles.options import OracleOptions
+from astreduce.reduce.single import (
     Result,
     StopRequest,
-    check_output_path,
     check_parses,
-    read_source,
     reduce_source,
     syntax_interpreter,
 )
-from astreduce.report import EXIT_INTERRUPTED, return_code
-from astreduce.session import PassStats, ProgressEvent
-from astreduce.strategies import STRATEGIES
-from astreduce.tree import ForeignParser
+from astreduce.search.session import PassStats, ProgressEvent
+from astreduce.search.strategies import STRATEGIES
+from astreduce.source.tree import ForeignParser
 
 #: The order of the table and the default ``--strategies``: the literature's
 #: plain ddmin granularities, coarse to fine, then the syntax-tree strategies.
@@ -236,12 +230,12 @@ def compare(
     Args:
         text: the original input; it must FAIL under ``oracle``.
         oracle: judges every candidate of every strategy (any :class:`Oracle`).
-        strategies: names from :data:`astreduce.strategies.STRATEGIES`, in table order.
+        strategies: names from :data:`astreduce.search.strategies.STRATEGIES`, in table order.
         filename: the input's name, for messages and the parse check.
         options: the options ``oracle`` was built from; their ``python`` picks
             the parser for input in a newer Python's syntax.
         jobs: candidates tested at once; test counts and results do not depend on it.
-        search_path, encode: as for :func:`~astreduce.reduction.reduce_source`.
+        search_path, encode: as for :func:`~astreduce.reduce.single.reduce_source`.
         stop: lets a signal handler stop the comparison between two tests.
         on_row: called with each row as soon as its strategy has finished.
 
@@ -593,189 +587,11 @@ def _metadata(path: Path) -> dict[str, Any]:
     return {}
 
 
-# --- the command ----------------------------------------------------------------
-
-
-@contextmanager
-def _errors(debug: bool) -> Iterator[None]:
-    """astreduce's own errors become one line and an exit status (as in ``cli.py``)."""
-    try:
-        yield
-    except AstReduceError as error:
-        if debug:
-            import traceback
-
-            traceback.print_exc()
-        click.echo(f"astreduce: {error}", err=True)
-        sys.exit(return_code(error))
-
-
-@contextmanager
-def _stop_on_signals(stop: StopRequest) -> Iterator[None]:
-    """SIGINT and SIGTERM stop the comparison after the current test (as ``reduce`` does);
-    a second one, or one outside a reduction, interrupts at once."""
-    import signal
-    from types import FrameType
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if not stop.request():
-            raise KeyboardInterrupt
-
-    previous = {
-        number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)
-    }
-    try:
-        yield
-    finally:
-        for number, old in previous.items():
-            signal.signal(number, old)
-
-
-@click.command("compare")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "--strategies",
-    "strategy_names",
-    default=",".join(DEFAULT_STRATEGIES),
-    show_default=True,
-    metavar="NAME,...",
-    help="The strategies to compare, in table order.",
-)
-@oracle_options
-@click.option(
-    "--csv",
-    "csv_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the table as CSV here.",
-)
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the table, each strategy's curve, passes and result as JSON here.",
-)
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).",
-)
-@click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
-@click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
-def compare_command(
-    file: Path,
-    strategy_names: str,
-    csv_path: Path | None,
-    json_path: Path | None,
-    plot_path: Path | None,
-    log_x: bool,
-    markdown: bool,
-    quiet: bool,
-    debug: bool,
-    jobs: int,
-    **oracle_values: Any,
-) -> None:
-    """Reduce FILE with every strategy and compare tests, time and final size.
-
-    Every strategy starts from FILE with the same oracle (calibrated once)
-    and its own outcome cache. Prints a table (Markdown with --markdown);
-    --csv, --json and --plot save it. Exits 1 when FILE does not reproduce
-    or a result does not verify.
-    """
-    with _errors(debug):
-        append_path = oracle_values.get("append_path")
-        options = options_from(oracle_values)
-        options.check()
-        if jobs < 1:
-            raise UsageError("-j must be at least 1")
-        strategies = [name.strip() for name in strategy_names.split(",") if name.strip()]
-        _check_strategies(strategies)
-        if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
-            raise UsageError(
-                f"--plot {plot_path}: the file name must end in {', '.join(PLOT_SUFFIXES)}"
-            )
-        for what, path in (("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
-            if path is not None:
-                check_output_path(path, file, what=what)
-        source = read_source(file)
-        search_path = str(file.resolve().parent)
-        oracle = build_oracle(
-            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
-        )
-        described = describe_oracle(
-            oracle, options, Path(append_path).name if append_path else None
-        )
-
-        def progress(row: ComparisonRow) -> None:
-            if quiet:
-                return
-            if row.is_skipped:
-                click.echo(f"{row.strategy}: {row.note}", err=True)
-            else:
-                click.echo(
-                    f"{row.strategy}: {row.tests:,} tests, {row.tokens:,} tokens, {row.seconds:.1f} s",
-                    err=True,
-                )
-
-        stopped: ComparisonStopped | None = None
-        stop = StopRequest()
-        try:
-            with _stop_on_signals(stop):
-                rows = compare(
-                    source.text,
-                    oracle,
-                    strategies,
-                    filename=file.name,
-                    options=options,
-                    jobs=jobs,
-                    search_path=search_path,
-                    encode=source.encode,
-                    stop=stop,
-                    on_row=progress,
-                )
-        except ComparisonStopped as error:
-            stopped, rows = error, error.rows
-        finally:
-            close = getattr(oracle, "close", None)
-            if close is not None:
-                close()
-        size = measure(source.text)
-        title = f"{file.name} ({size.tokens:,} tokens)"
-        style = "markdown" if markdown else "plain"
-        print_table(rows, source.text, f"{title}, oracle: {described}", style)
-        if csv_path is not None:
-            write_csv(csv_path, rows)
-        if json_path is not None:
-            write_json(json_path, comparison_dict(rows, source.text, str(file), described))
-        if plot_path is not None and rows:
-            plot_comparison(
-                rows,
-                plot_path,
-                title=f"Reducing {title}",
-                subtitle=f"oracle: {described}",
-                log_x=log_x,
-            )
-        if stopped is not None:
-            click.echo(
-                "astreduce: interrupted; the table holds the strategies run so far", err=True
-            )
-            sys.exit(EXIT_INTERRUPTED)
-        if any(row.verified is False for row in rows):
-            click.echo(
-                "astreduce: a result did not reproduce when run again: the oracle may be flaky",
-                err=True,
-            )
-            sys.exit(1)
-
-
 __all__ = [
     "DEFAULT_STRATEGIES",
     "ComparisonRow",
     "ComparisonStopped",
     "compare",
-    "compare_command",
     "comparison_dict",
     "describe_oracle",
     "plot_comparison",

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import click
 
-from astreduce.cli_oracle import oracle_options, options_from
+from astreduce.cli.options import oracle_options, options_from
 from astreduce.oracles import Target
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.oracles.command import CommandOracle

@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", type=Path, help="also write the program here")
     args = parser.parse_args(argv)
 
-    from astreduce.reduction import make_exec_oracle
+    from astreduce.reduce.single import make_exec_oracle
 
     text = program(args.seed, args.operators)
     if args.write is not None:

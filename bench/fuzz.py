@@ -23,8 +23,8 @@ from test_selffuzz import ContainsName, names_in, program  # noqa: E402
 
 from astreduce import reduce_source  # noqa: E402
 from astreduce.outcome import Outcome  # noqa: E402
-from astreduce.reducer import NodeReducer  # noqa: E402
-from astreduce.tree import parse_or_none  # noqa: E402
+from astreduce.source.render import NodeReducer  # noqa: E402
+from astreduce.source.tree import parse_or_none  # noqa: E402
 
 
 def main() -> int:

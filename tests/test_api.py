@@ -16,8 +16,8 @@ import astreduce
 from astreduce import AstReduceError, NotReproducibleError, ReductionStopped, Result, UsageError, reduce_file, reduce_source
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
-from astreduce.report import report_dict
-from astreduce.session import ProgressEvent
+from astreduce.reduce.report import report_dict
+from astreduce.search.session import ProgressEvent
 
 PROGRAM = """\
 def parse(text):

@@ -381,7 +381,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
 
 
 def test_reduce_help_shows_every_option_with_help_text(tmp_path: Path) -> None:
-    from astreduce.cli import reduce
+    from astreduce.cli.reduce import reduce_command as reduce
 
     process = astreduce("reduce", "--help", cwd=tmp_path)
     assert process.returncode == 0

@@ -36,10 +36,10 @@ from astreduce.compare import (
     DEFAULT_STRATEGIES,
     ComparisonRow,
     compare,
-    compare_command,
     plot_comparison,
     render_table,
 )
+from astreduce.cli.compare import compare_command
 from astreduce.errors import UsageError
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome

@@ -42,14 +42,14 @@ from astreduce.isolate import (
     changed_lines,
     file_changes,
     isolate,
-    isolate_command,
     isolate_paths,
     line_changes,
-    read_tree,
     statement_changes,
     tree_changes,
     unified_diff,
 )
+from astreduce.cli.isolate import isolate_command
+from astreduce.files import read_tree
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.outcome import Outcome

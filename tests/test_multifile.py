@@ -25,11 +25,11 @@ from types import ModuleType
 
 import pytest
 
-from astreduce.imports import ImportGraph, module_name
-from astreduce.merge import merge
-from astreduce.multifile import resolve_entry
-from astreduce.treefiles import read_input
-from astreduce.treefiles import write_tree as write_output
+from astreduce.source.imports import ImportGraph, module_name
+from astreduce.reduce.merge import merge
+from astreduce.reduce.tree import resolve_entry
+from astreduce.files import read_input
+from astreduce.files import write_tree as write_output
 
 REPO = Path(__file__).resolve().parent.parent
 ASTREDUCE = [sys.executable, "-m", "astreduce"]

@@ -33,10 +33,10 @@ import pytest
 
 from astreduce import reduce_source
 from astreduce.oracles.options import OracleOptions
-from astreduce.reducer import NodeReducer
+from astreduce.source.render import NodeReducer
 from astreduce.transforms import Transform, registered_transforms
 from astreduce.transforms.constants import ValueFromTrace
-from astreduce.tree import parse
+from astreduce.source.tree import parse
 
 REPO = Path(__file__).resolve().parent.parent
 #: The families of issue 8, by module.

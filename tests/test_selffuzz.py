@@ -18,10 +18,10 @@ import pytest
 from astreduce import reduce_source
 from astreduce.oracles import Finished, Run, Verdict
 from astreduce.outcome import Outcome
-from astreduce.reducer import NodeReducer
-from astreduce.strategies import _first_proposals
+from astreduce.source.render import NodeReducer
+from astreduce.search.strategies import _first_proposals
 from astreduce.transforms import load_transforms
-from astreduce.tree import parse_or_none
+from astreduce.source.tree import parse_or_none
 
 pysource_codegen = pytest.importorskip("pysource_codegen")
 

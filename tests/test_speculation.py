@@ -162,7 +162,7 @@ class _TimedPending:
 def test_a_slot_freed_by_a_later_test_takes_the_next_candidate_at_once() -> None:
     # the first candidate takes 0.6 s, the others 0.01 s: with two slots, the
     # second slot goes through several of them while the first still runs
-    from astreduce.session import Session
+    from astreduce.search.session import Session
 
     log: list[str] = []
     session = Session(
@@ -184,7 +184,7 @@ def test_a_slot_freed_by_a_later_test_takes_the_next_candidate_at_once() -> None
 def test_a_text_whose_test_ended_early_is_not_started_again_before_it_is_read() -> None:
     # "x1" ends at once and its verdict is taken early; the same text drawn again
     # before it is read in order waits for that verdict instead of a second test
-    from astreduce.session import Session
+    from astreduce.search.session import Session
 
     oracle = Needles("needle", ended_at_once=lambda text: text == "x1")
     session = Session("original needle", judge=oracle.judge, start=oracle.start, jobs=3)
@@ -196,7 +196,7 @@ def test_a_text_whose_test_ended_early_is_not_started_again_before_it_is_read() 
 def test_a_fail_that_ended_early_steers_the_free_slot_to_its_fail_side() -> None:
     # c0 takes 0.6 s; c1 FAILs at once: the search needs either c0's FAIL side
     # or c1's, never c2, so the free slot starts c1's FAIL side
-    from astreduce.session import Session
+    from astreduce.search.session import Session
 
     log: list[str] = []
     session = Session(

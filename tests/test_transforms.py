@@ -55,11 +55,11 @@ import astreduce.transforms
 from astreduce.cli import main
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
-from astreduce.reducer import DROP, NodeReducer
-from astreduce.reduction import reduce_source
-from astreduce.strategies import splice_text
+from astreduce.source.render import DROP, NodeReducer
+from astreduce.reduce.single import reduce_source
+from astreduce.search.strategies import splice_text
 from astreduce.transforms import TextTransform, Transform, load_transforms, registered_transforms
-from astreduce.tree import Tree, parse
+from astreduce.source.tree import Tree, parse
 
 DATA = Path(__file__).parent / "data" / "transforms"
 #: Share of a case's candidates that must parse. A sequence with a minimum

@@ -1,7 +1,7 @@
 """Delta debugging: ddmin and general dd over any sequence, with an outcome cache.
 
 These are pure algorithms: they know nothing of Python source. Strategies in
-:mod:`astreduce.strategies` apply them to keep-lists of syntax-tree nodes,
+:mod:`astreduce.search.strategies` apply them to keep-lists of syntax-tree nodes,
 lines, characters or tokens.
 """
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from astreduce.errors import TransformLoadError, UsageError
-from astreduce.reducer import DROP, Edit, Replacement
-from astreduce.tree import Node, Tree
+from astreduce.source.render import DROP, Edit, Replacement
+from astreduce.source.tree import Node, Tree
 
 ENTRY_POINT_GROUP = "astreduce.transforms"
 

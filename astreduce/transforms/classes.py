@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, BlockHole, Edit, Hole, Part, Replacement, Slice
+from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement, Slice
 from astreduce.transforms import Opportunity, Transform
-from astreduce.transforms.scope import FUNCTIONS, Analysis, analyse, is_dunder, shrinks
-from astreduce.tree import Tree
+from astreduce.source.scope import FUNCTIONS, Analysis, analyse, is_dunder, shrinks
+from astreduce.source.tree import Tree
 
 
 def _docstring(body: list[ast.stmt]) -> ast.stmt | None:

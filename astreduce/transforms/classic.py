@@ -10,10 +10,10 @@ import dataclasses
 import re
 from collections.abc import Iterator
 
-from astreduce.reducer import BlockHole, Edit, Hole, Part, Replacement, Slice
+from astreduce.source.render import BlockHole, Edit, Hole, Part, Replacement, Slice
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.expressions import hoisted
-from astreduce.tree import Node, Tree
+from astreduce.source.tree import Node, Tree
 
 
 #: The ``else:`` line that opens an else-block (a comment may mention "else" too).

@@ -14,10 +14,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 
 from astreduce.oracles.sandbox import Limits, die_with_parent, pdeathsig_launcher
-from astreduce.reducer import DROP, Edit, Replacement
+from astreduce.source.render import DROP, Edit, Replacement
 from astreduce.transforms import Opportunity, Transform
-from astreduce.transforms.scope import Analysis, analyse, size_change, wrap
-from astreduce.tree import Tree
+from astreduce.source.scope import Analysis, analyse, size_change, wrap
+from astreduce.source.tree import Tree
 
 
 def is_constant(node: ast.AST) -> bool:

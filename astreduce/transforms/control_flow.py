@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, BlockHole, Edit, Hole, Part, Replacement
+from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.inlining import inline_statements, single_calls
-from astreduce.transforms.scope import FUNCTIONS, Analysis, analyse, shrinks, stands_alone, wrap
-from astreduce.tree import Tree
+from astreduce.source.scope import FUNCTIONS, Analysis, analyse, shrinks, stands_alone, wrap
+from astreduce.source.tree import Tree
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRIES: tuple[type[ast.Try], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))

@@ -6,10 +6,10 @@ import dataclasses
 import re
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, Edit, Hole, Replacement, Slice
+from astreduce.source.render import DROP, Edit, Hole, Replacement, Slice
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.statements import with_earlier_defaults
-from astreduce.tree import Node, Tree
+from astreduce.source.tree import Node, Tree
 
 _ASYNC = re.compile(r"async\s+")
 

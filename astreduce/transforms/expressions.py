@@ -8,10 +8,10 @@ import re
 import tokenize
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, Edit, Hole, Replacement
+from astreduce.source.render import DROP, Edit, Hole, Replacement
 from astreduce.transforms import Opportunity, Transform
-from astreduce.transforms.scope import analyse, shrinks, wrap
-from astreduce.tree import Node, Tree
+from astreduce.source.scope import analyse, shrinks, wrap
+from astreduce.source.tree import Node, Tree
 
 EXPRESSIONS = frozenset(
     name for name in dir(ast) if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.expr)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from astreduce.reducer import BlockHole, Edit, Replacement
+from astreduce.source.render import BlockHole, Edit, Replacement
 from astreduce.transforms import Transform
-from astreduce.tree import Node, Tree
+from astreduce.source.tree import Node, Tree
 
 #: Blocks worth hoisting, per statement kind, in the order they are proposed.
 _BLOCKS = {

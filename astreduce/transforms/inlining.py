@@ -6,9 +6,9 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from astreduce.reducer import DROP, BlockHole, Edit, Hole, Part, Replacement
+from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
 from astreduce.transforms import Opportunity, Transform
-from astreduce.transforms.scope import (
+from astreduce.source.scope import (
     is_dunder,
     Analysis,
     Scope,
@@ -17,7 +17,7 @@ from astreduce.transforms.scope import (
     stands_alone,
     wrap,
 )
-from astreduce.tree import Tree
+from astreduce.source.tree import Tree
 
 #: Expressions that cannot move to another place of the program as they are.
 _UNMOVABLE = (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Starred)

@@ -6,10 +6,10 @@ import ast
 import re
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, Edit
+from astreduce.source.render import DROP, Edit
 from astreduce.transforms import Opportunity, Transform
-from astreduce.transforms.scope import FUNCTIONS, Analysis, analyse, is_dunder
-from astreduce.tree import Tree
+from astreduce.source.scope import FUNCTIONS, Analysis, analyse, is_dunder
+from astreduce.source.tree import Tree
 
 #: Decorators that keep a function's signature (anything else may call it differently).
 _KEEPS_SIGNATURE = re.compile(

@@ -6,10 +6,10 @@ import io
 import tokenize
 from collections.abc import Iterator
 
-from astreduce.reducer import Edit, Replacement, Slice
+from astreduce.source.render import Edit, Replacement, Slice
 from astreduce.transforms import Transform
 from astreduce.transforms.expressions import EXPRESSIONS
-from astreduce.tree import Node, Tree
+from astreduce.source.tree import Node, Tree
 
 #: Parentheses that belong to the syntax of these nodes, not to grouping.
 _OWN_PARENTHESES = frozenset({"Tuple", "GeneratorExp"})

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from astreduce.transforms import TextOpportunity, TextTransform
 from astreduce.transforms.expressions import is_store
-from astreduce.tree import Tree
+from astreduce.source.tree import Tree
 
 #: Node kinds whose names the file defines (assigned names are found by is_store).
 _DEFINING_KINDS = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef", "arg"})

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from astreduce.reducer import Edit
+from astreduce.source.render import Edit
 from astreduce.transforms import Transform
 from astreduce.transforms.expressions import EXPRESSIONS, is_store, owns_call_parentheses
-from astreduce.tree import Node, Tree
+from astreduce.source.tree import Node, Tree
 
 #: Constants tried in place of an expression, simplest first.
 CONSTANTS = ("0", "None", "''", "()")

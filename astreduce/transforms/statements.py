@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, Edit, Replacement, Slice
+from astreduce.source.render import DROP, Edit, Replacement, Slice
 from astreduce.transforms import Opportunity, Transform
-from astreduce.tree import Node, Sequence, Tree
+from astreduce.source.tree import Node, Sequence, Tree
 
 
 class Delete(Transform):

@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from astreduce.reducer import Edit, Replacement
+from astreduce.source.render import Edit, Replacement
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.parameters import call_sites
-from astreduce.transforms.scope import FUNCTIONS, Analysis, analyse
-from astreduce.tree import Tree
+from astreduce.source.scope import FUNCTIONS, Analysis, analyse
+from astreduce.source.tree import Tree
 
 
 def _plain(elements: Sequence[ast.expr]) -> bool:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from astreduce.reducer import DROP, Edit, Hole, Part, Replacement
+from astreduce.source.render import DROP, Edit, Hole, Part, Replacement
 from astreduce.transforms import Opportunity, Transform
-from astreduce.transforms.scope import FUNCTIONS, Analysis, Scope, analyse, is_dunder
-from astreduce.tree import Tree
+from astreduce.source.scope import FUNCTIONS, Analysis, Scope, analyse, is_dunder
+from astreduce.source.tree import Tree
 
 #: Statements that may bind a name this transform deletes (anything else binds as a side effect).
 _DEFINING = (

@@ -67,51 +67,27 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
-import json
-import os
 import re
-import shutil
-import sys
 import time
-import traceback
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, Literal
 
-import click
-
-from astreduce.cli_oracle import options_from, oracle_options
 from astreduce.dd import Outcome, dd
-from astreduce.errors import AstReduceError, DDPreconditionError, NotReproducibleError, UsageError
-from astreduce.interpreters import resolve_python
+from astreduce.errors import DDPreconditionError, NotReproducibleError, UsageError
 from astreduce.measure import measure
-from astreduce.oracles import Oracle, Pending, Run, Target, Verdict
-from astreduce.oracles.command import (
-    CommandOracle,
-    Criteria,
-    Process,
-    Signature,
-    command_argv,
-    script_argv,
-)
-from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, build_oracle
-from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
-from astreduce.reduction import check_match, check_output_path, read_source, write_atomically
-from astreduce.report import EXIT_INTERRUPTED, return_code
+from astreduce.oracles import Oracle, Pending, Verdict
+from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.reduce.single import check_match, read_source
+from astreduce.files import FileTree, read_tree
+from astreduce.oracles.tree import DirectoryOracle, FileOracle, TreeOracleProtocol
 
 Granularity = Literal["lines", "statements", "functions"]
 GRANULARITIES: tuple[Granularity, ...] = ("lines", "statements", "functions")
 
-#: A version of a package: relative path (with ``/``) to the file's text.
-Tree = dict[str, str]
-
-#: Folders and files never read from a tree.
-_SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".tox"})
-_SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
 
 # --- changes ------------------------------------------------------------------
@@ -159,7 +135,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(parts)
 
 
-def apply_changes(old: Mapping[str, str], changes: Iterable[Change]) -> Tree:
+def apply_changes(old: Mapping[str, str], changes: Iterable[Change]) -> FileTree:
     """The tree ``old`` with ``changes`` applied (the others left as in ``old``)."""
     edits: dict[str, list[Edit]] = {}
     presence: dict[str, bool] = {}
@@ -522,306 +498,6 @@ def changed_lines(before: Mapping[str, str], after: Mapping[str, str]) -> int:
     return total
 
 
-# --- oracles over trees -------------------------------------------------------
-
-
-class TreeOracle(Protocol):
-    """An oracle that judges a whole tree (a version of a package)."""
-
-    @property
-    def identity(self) -> str: ...
-
-    def judge(self, tree: Mapping[str, str]) -> Verdict: ...
-
-    def start(self, tree: Mapping[str, str]) -> Pending: ...
-
-
-class FileOracle:
-    """A text :class:`~astreduce.oracles.Oracle` seen as a tree oracle for one file."""
-
-    def __init__(self, oracle: Oracle, name: str) -> None:
-        self.oracle = oracle
-        self.name = name
-
-    @property
-    def identity(self) -> str:
-        return self.oracle.identity
-
-    def judge(self, tree: Mapping[str, str]) -> Verdict:
-        return self.oracle.judge(tree[self.name])
-
-    def start(self, tree: Mapping[str, str]) -> Pending:
-        return self.oracle.start(tree[self.name])
-
-
-def materialise(tree: Mapping[str, str], folder: str | Path) -> None:
-    """Write ``tree`` into ``folder`` (which exists), bytes as they were read."""
-    root = Path(folder)
-    for path, text in tree.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text.encode("utf-8", errors="surrogateescape"))
-
-
-def read_tree(folder: str | Path) -> Tree:
-    """Every file under ``folder`` (caches and VCS folders left out), keyed by relative path.
-
-    Raises:
-        UsageError: the folder cannot be read.
-    """
-    root = Path(folder)
-    tree: Tree = {}
-    try:
-        for directory, folders, files in os.walk(root):
-            folders[:] = sorted(f for f in folders if f not in _SKIPPED_DIRS)
-            for name in sorted(files):
-                if name.endswith(_SKIPPED_SUFFIXES):
-                    continue
-                path = Path(directory) / name
-                relative = path.relative_to(root).as_posix()
-                tree[relative] = path.read_bytes().decode("utf-8", errors="surrogateescape")
-    except OSError as error:
-        raise UsageError(f"{folder}: cannot read: {error.strerror}") from None
-    return tree
-
-
-_REPORT_MARK = "@@astreduce-isolate-report@@ "
-
-#: Runs the entry file as ``__main__`` with the tree first on sys.path and
-#: reports how it ended as the last line of standard output, as the exec
-#: oracle's child does through its pipe.
-_RUNNER = r"""
-import json, os, sys, traceback, types
-entry = sys.argv[1]
-root = os.getcwd()
-path = os.path.join(root, entry)
-sys.argv = [path]
-sys.path[0:1] = [os.path.dirname(path), root] if os.path.dirname(path) != root else [root]
-def _qualified(cls):
-    module = getattr(cls, "__module__", "builtins")
-    name = getattr(cls, "__qualname__", cls.__name__)
-    return name if module in ("builtins", "__main__") else module + "." + name
-def _message(error):
-    try:
-        return str(error)
-    except BaseException:
-        return "<unprintable>"
-report = {"ending": "crash"}
-try:
-    with open(path, "rb") as file:
-        source = file.read()
-    try:
-        code = compile(source, path, "exec", dont_inherit=True)
-    except BaseException as error:
-        report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _message(error)}
-    else:
-        module = types.ModuleType("__main__")
-        module.__file__ = path
-        module.__dict__["__builtins__"] = __builtins__
-        sys.modules["__main__"] = module
-        try:
-            exec(code, module.__dict__)
-            report = {"ending": "ok"}
-        except BaseException as error:
-            frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
-            report = {"ending": "exception", "exception": _qualified(type(error)),
-                      "message": _message(error), "frame": frames[-1].name if frames else ""}
-except BaseException as error:
-    report = {"ending": "crash", "message": _message(error)}
-finally:
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        pass
-    os.write(1, ("\n" + MARK + json.dumps(report) + "\n").encode("utf-8", "replace"))
-    os._exit(0)
-"""
-
-
-def _run_from(signature: Signature) -> Run:
-    for line in reversed(signature.stdout.splitlines()):
-        if line.startswith(_REPORT_MARK):
-            try:
-                report = json.loads(line[len(_REPORT_MARK) :])
-                return Run(
-                    report["ending"],
-                    exception=report.get("exception", ""),
-                    message=report.get("message", ""),
-                    frame=report.get("frame", ""),
-                    seconds=signature.seconds,
-                )
-            except (ValueError, KeyError):
-                break
-    if signature.timed_out:
-        return Run("timeout", seconds=signature.seconds, detail="timed out")
-    return Run("crash", seconds=signature.seconds, detail=signature.describe() + " without a report")
-
-
-class _TreePending:
-    def __init__(self, oracle: DirectoryOracle, processes: list[Process]) -> None:
-        self.oracle = oracle
-        self.processes = processes
-
-    def wait(self) -> Verdict:
-        signatures = [p.wait() for p in self.processes]
-        self.oracle.tests += 1
-        return self.oracle.classify(signatures)
-
-    def cancel(self) -> None:
-        for process in self.processes:
-            process.kill()
-
-
-@dataclass
-class DirectoryOracle:
-    """Judges a tree: materialised in a sandbox folder, run with ``--entry`` or a command there.
-
-    Args:
-        options: the oracle options (see the module docstring for what trees support).
-        entry: the file to run, relative to the tree; required for the exec oracle.
-    """
-
-    options: OracleOptions
-    entry: str | None = None
-    limits: Limits = field(default_factory=Limits)
-    timeout: float = 600.0
-    target: Target | None = None
-    command: CommandOracle | None = None
-    tests: int = 0
-
-    def __post_init__(self) -> None:
-        options = self.options
-        options.check()
-        unsupported = [n for n, v in (("--append", options.append), ("--stdin", options.stdin), ("--retries", options.retries > 1)) if v]
-        if unsupported:
-            raise UsageError(f"{', '.join(unsupported)} cannot be used when OLD and NEW are directories")
-        if self.entry is not None and (Path(self.entry).is_absolute() or ".." in Path(self.entry).parts):
-            raise UsageError(f"--entry {self.entry}: must be a path inside the tree")
-        self.python = resolve_python(options.python)
-        if options.kind == "exec":
-            if self.entry is None:
-                raise UsageError("directories need --entry FILE (the file to run) or a command oracle (--run, --test, --differential)")
-            if options.expect:
-                self.target = Target.parse(options.expect, options.match)
-        else:
-            if options.kind == "differential":
-                assert options.differential is not None
-                commands = list(options.differential)
-            else:
-                commands = [options.test or options.run or ""]
-            self.command = CommandOracle(
-                commands=commands,
-                criteria=Criteria(options.signal, options.exit_code, options.stderr, options.stdout, options.hang),
-                script=options.kind == "test",
-                python=self.python,
-            )
-
-    @property
-    def identity(self) -> str:
-        return f"tree|{self.entry}|{self.command.identity if self.command else self.target}"
-
-    def start(self, tree: Mapping[str, str]) -> Pending:
-        timeout = self.command.wait_limit if self.command is not None else self.timeout
-        limits = self.limits.for_timeout(timeout)
-        processes = []
-        if self.command is None:
-            assert self.entry is not None
-            commands = [""]
-        else:
-            commands = self.command.commands
-        for command in commands:
-            workdir = make_workdir()
-            materialise(tree, workdir)
-            argv, shell = self.argv(command, workdir)
-            processes.append(Process(argv, workdir, timeout, limits, None, shell))
-        return _TreePending(self, processes)
-
-    def argv(self, command: str, workdir: str) -> tuple[list[str], bool]:
-        """What runs one test in ``workdir`` (the entry runner, the script, or the command), and whether through a shell."""
-        if self.command is None:
-            return [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)], False
-        if self.command.script:
-            return [*script_argv(command), workdir], False
-        target = os.path.join(workdir, self.entry) if self.entry else workdir
-        return command_argv(command, file=target, python=self.python, dir=workdir)
-
-    def judge(self, tree: Mapping[str, str]) -> Verdict:
-        return self.start(tree).wait()
-
-    def classify(self, signatures: list[Signature]) -> Verdict:
-        if self.command is not None:
-            return self.command.classify(signatures)
-        return self.classify_run(_run_from(signatures[0]))
-
-    #: How calibration messages name the tree and the job (a subclass reduces an input).
-    subject: ClassVar[str] = "NEW"
-    job: ClassVar[str] = "isolate"
-
-    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
-        """Run NEW: set the target (exec) or the signature (command) and the timeout.
-
-        Raises:
-            NotReproducibleError: NEW does not fail, or not reliably.
-        """
-        if self.entry is not None and self.entry not in tree:
-            raise UsageError(f"--entry {self.entry}: no such file in the tree")
-        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
-        for _ in range(FLAKINESS_RUNS - 1):
-            again = self.judge(tree)
-            if again.outcome is not Outcome.FAIL:
-                raise NotReproducibleError(
-                    f"NEW does not fail reliably: a second run gave {again.outcome} ({again.run.describe()})"
-                )
-        return verdict
-
-    def _fails_not(self) -> str:
-        return "NEW does not fail" if self.subject == "NEW" else f"{self.subject} does not reproduce"
-
-    def _entry_named(self) -> str:
-        return "it"
-
-    def _calibrate_command(self, tree: Mapping[str, str]) -> Verdict:
-        """Run the tree under the command: its signature becomes the target unless criteria were given."""
-        command, timeout = self.command, self.options.timeout
-        assert command is not None
-        command.timeout = timeout if timeout is not None else 600.0
-        pending = self.start(tree)
-        if not isinstance(pending, _TreePending):
-            return pending.wait()  # the command cannot even start: the caller's check reports it
-        return command.adopt_original([p.wait() for p in pending.processes], timeout, self._fails_not(), self.job)
-
-    def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
-        """Run the entry file: its exception becomes the target unless --expect named one."""
-        timeout, options = self.options.timeout, self.options
-        self.timeout = timeout if timeout is not None else 600.0
-        run = self.judge(tree).run
-        if timeout is None:
-            self.timeout = max(MIN_TIMEOUT, 10 * run.seconds)
-        if self.target is None:
-            if run.ending != "exception":
-                raise NotReproducibleError(
-                    f"{self._fails_not()}: {self._entry_named()} raises no exception to {self.job} for "
-                    f"({run.describe()}); name the target with --expect or use a command oracle (--run, --test)"
-                )
-            self.target = Target.from_run(run, options.match, options.same_frame)
-        elif options.same_frame and run.ending == "exception":
-            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
-        verdict = self.classify_run(run)
-        if verdict.outcome is not Outcome.FAIL:
-            assert self.target is not None
-            raise NotReproducibleError(f"{self._fails_not()}: expected {self.target.describe()}, got {run.describe()}")
-        return verdict
-
-    def classify_run(self, run: Run) -> Verdict:
-        """As the exec oracle: no exception passes, the target fails, anything else is UNRESOLVED."""
-        if run.ending == "ok":
-            return Verdict(Outcome.PASS, run)
-        if self.target is not None and self.target.matches(run):
-            return Verdict(Outcome.FAIL, run)
-        return Verdict(Outcome.UNRESOLVED, run)
-
-
 # --- the search ---------------------------------------------------------------
 
 
@@ -843,7 +519,7 @@ class _Evaluator:
     when dd stops reading, the candidates still running are cancelled.
     """
 
-    def __init__(self, oracle: TreeOracle, jobs: int) -> None:
+    def __init__(self, oracle: TreeOracleProtocol, jobs: int) -> None:
         self.oracle = oracle
         self.jobs = jobs
         self.cache: dict[bytes, Outcome] = {}
@@ -935,8 +611,8 @@ class IsolationResult:
     """
 
     granularity: str
-    old: Tree
-    new: Tree
+    old: FileTree
+    new: FileTree
     changes: list[Change]
     """Every change of the last level (within files; for trees, after the file level)."""
     passing_changes: list[Change]
@@ -945,9 +621,9 @@ class IsolationResult:
     """The 1-minimal failure-inducing difference: failing = passing + difference."""
     requires: list[Change]
     """Passing changes the difference needs to fail when applied to OLD alone (often none)."""
-    passing: Tree
-    failing: Tree
-    isolated: Tree
+    passing: FileTree
+    failing: FileTree
+    isolated: FileTree
     """OLD with the difference and the changes it requires: fails on its own."""
     tests: int
     cache_hits: int
@@ -975,7 +651,7 @@ class IsolationResult:
         """Lines removed plus lines added by :attr:`diff`."""
         return changed_lines(self.passing, self.failing)
 
-    def _text(self, tree: Tree) -> str:
+    def _text(self, tree: FileTree) -> str:
         if self.single is None:
             raise ValueError("OLD and NEW are directories: use the trees")
         return tree.get(self.single, "")
@@ -1023,7 +699,7 @@ def isolate(
 def isolate_trees(
     old: Mapping[str, str],
     new: Mapping[str, str],
-    oracle: TreeOracle,
+    oracle: TreeOracleProtocol,
     granularity: Granularity = "functions",
     *,
     jobs: int = 1,
@@ -1102,7 +778,7 @@ def isolate_trees(
 
 def _level(
     name: str,
-    old: Tree,
+    old: FileTree,
     base: list[Change],
     elements: list[Change],
     evaluator: _Evaluator,
@@ -1113,7 +789,7 @@ def _level(
     tests = evaluator.tests
     hits = evaluator.cache_hits
 
-    def build(config: Sequence[Change]) -> Tree:
+    def build(config: Sequence[Change]) -> FileTree:
         return apply_changes(old, [*base, *config])
 
     def test(config: Sequence[Change]) -> Outcome:
@@ -1138,7 +814,7 @@ TRIM_LIMIT = 8
 
 
 def _requirements(
-    old: Tree,
+    old: FileTree,
     passing: list[Change],
     difference: list[Change],
     evaluator: _Evaluator,
@@ -1241,7 +917,7 @@ def _used_names(texts: Iterable[str]) -> set[str]:
     return {name for text in texts for name in _NAME.findall(text)}
 
 
-def _definitions_used(old: Tree, passing: list[Change], difference: list[Change]) -> list[Change]:
+def _definitions_used(old: FileTree, passing: list[Change], difference: list[Change]) -> list[Change]:
     """The passing changes that the difference needs by name, transitively.
 
     A change is needed when its new text defines a name that needed new text
@@ -1377,137 +1053,6 @@ def report_dict(result: IsolationResult, old: str, new: str, outputs: Mapping[st
     }
 
 
-def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:
-    """Where the versions go: next to DIFF (its stem + ``.passing.py`` ...), else next to NEW."""
-    if diff is not None:
-        folder, stem = diff.parent, diff.stem
-    else:
-        folder, stem = new.parent, new.stem if not new.is_dir() else new.name
-    suffix = "" if new.is_dir() else (new.suffix or ".py")
-    return {
-        "passing": folder / f"{stem}.passing{suffix}",
-        "failing": folder / f"{stem}.failing{suffix}",
-        "isolated": folder / f"{stem}.isolated.diff",
-    }
-
-
-_MARKER = ".astreduce-isolate"
-
-
-def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
-    """Replace ``folder`` with ``tree``; only a folder this command wrote before is replaced."""
-    if folder.exists():
-        if not (folder / _MARKER).is_file():
-            raise UsageError(f"{folder} exists and was not written by astreduce isolate: move it away first")
-        shutil.rmtree(folder)
-    folder.mkdir()
-    materialise(tree, folder)
-    (folder / _MARKER).write_text("written by astreduce isolate\n", encoding="utf-8")
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"astreduce: {message}", err=True)
-    sys.exit(code)
-
-
-@contextmanager
-def _errors(debug: bool) -> Iterator[None]:
-    """Turn astreduce's errors into one line and an exit status, as the other commands do."""
-    try:
-        yield
-    except AstReduceError as error:
-        if debug:
-            traceback.print_exc()
-        _fail(str(error), return_code(error))
-    except KeyboardInterrupt:
-        _fail("interrupted", EXIT_INTERRUPTED)
-
-
-@click.command("isolate")
-@click.argument("old", type=click.Path(path_type=Path))
-@click.argument("new", type=click.Path(path_type=Path))
-@oracle_options
-@click.option("--granularity", type=click.Choice(GRANULARITIES), default="functions", show_default=True, help="Changes by difflib line hunks, by statements (syntax-aware), or by statements grouped by their enclosing function/class.")
-@click.option("--entry", metavar="FILE", help="Directories: the file to run as __main__ (relative to the tree, which goes on sys.path); also {file} in --run.")
-@click.option("-o", "--output", "diff_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the difference here; the passing and failing versions go next to it (DIFF's stem + .passing.py, .failing.py) [default: next to NEW].")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
-def isolate_command(
-    old: Path,
-    new: Path,
-    granularity: Granularity,
-    entry: str | None,
-    diff_path: Path | None,
-    report_path: Path | None,
-    quiet: bool,
-    debug: bool,
-    jobs: int,
-    **oracle_values: Any,
-) -> None:
-    """Isolate the changes from OLD (passes) to NEW (fails) that make it fail.
-
-    Prints the 1-minimal failure-inducing difference as a unified diff
-    (maximal passing version -> minimal failing version) and writes both
-    versions. OLD and NEW are two files or two directories (then give
-    --entry FILE or a command oracle).
-    """
-    with _errors(debug):
-        options = options_from(oracle_values)
-        outputs = output_paths(old, new, diff_path)
-        for target in [*([diff_path] if diff_path else []), *([report_path] if report_path else [])]:
-            check_output_path(target, new if not new.is_dir() else None, what="output")
-        result = isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry)
-        diff = result.diff
-        written: dict[str, str] = {}
-        if diff_path is not None:
-            write_atomically(diff_path, diff.encode("utf-8", errors="surrogateescape"))
-        if result.single is not None:
-            encode = read_source(new).encode
-            for which, tree in (("passing", result.passing), ("failing", result.failing)):
-                write_atomically(outputs[which], encode(tree[result.single]))
-                written[which] = str(outputs[which])
-        else:
-            for which, tree in (("passing", result.passing), ("failing", result.failing)):
-                _write_tree(tree, outputs[which])
-                written[which] = str(outputs[which])
-        if result.requires:
-            write_atomically(outputs["isolated"], result.isolated_diff.encode("utf-8", errors="surrogateescape"))
-            written["isolated"] = str(outputs["isolated"])
-        if report_path is not None:
-            report = report_dict(result, str(old), str(new), written)
-            report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        if not quiet:
-            _summary(result, written)
-        click.echo(diff, nl=False)
-        if not result.verified:
-            click.echo("astreduce: the results did not verify on a second run (a flaky oracle?)", err=True)
-            sys.exit(1)
-
-
-def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
-    levels = ", ".join(f"{s.name}: {s.changes} changes, {s.tests} tests" for s in result.levels)
-    click.echo(
-        f"astreduce: {levels}; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s",
-        err=True,
-    )
-    click.echo(
-        f"astreduce: 1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines; "
-        f"passing version: {written.get('passing')}, failing version: {written.get('failing')}",
-        err=True,
-    )
-    for change in result.difference:
-        click.echo(f"astreduce:   {change.describe()}", err=True)
-    if result.requires:
-        click.echo(
-            f"astreduce: on OLD alone the difference also needs {len(result.requires)} passing change(s): "
-            f"OLD + all of them fails; patch in {written.get('isolated')}",
-            err=True,
-        )
-        for change in result.requires:
-            click.echo(f"astreduce:   {change.describe()}", err=True)
-
-
 __all__ = [
     "GRANULARITIES",
     "Change",
@@ -1517,13 +1062,12 @@ __all__ = [
     "Granularity",
     "IsolationResult",
     "LevelStats",
-    "TreeOracle",
+    "TreeOracleProtocol",
     "apply_changes",
     "apply_edits",
     "changed_lines",
     "file_changes",
     "isolate",
-    "isolate_command",
     "isolate_paths",
     "isolate_trees",
     "line_changes",

@@ -17,7 +17,7 @@ until a round changes nothing (C-Reduce's fixpoint):
    fixpoint), and reduce a file again only when the tree has changed since
    its last reduction;
 3. **merge modules** — a module with one importer is merged into it
-   (:mod:`astreduce.merge`). Merging after reducing meets small modules (few
+   (:mod:`astreduce.reduce.merge`). Merging after reducing meets small modules (few
    name clashes); the next round's reduction then works across the former
    boundary (inlining a helper, dropping a parameter with its arguments).
 
@@ -29,11 +29,11 @@ bytes: a merge that still reproduces is progress even when it saves no
 token, and every accepted change makes the tree smaller, so the rounds end.
 
 Nothing here is a second reducer: candidates go through
-:class:`~astreduce.session.Session` (outcome cache, ``-j`` speculation in the
+:class:`~astreduce.search.session.Session` (outcome cache, ``-j`` speculation in the
 search's own order, stop requests, counters), per file with the file's text,
 and for the passes over whole files with the tree encoded as one text
-(:func:`~astreduce.treeoracle.encode_tree`). The oracle is
-:class:`~astreduce.treeoracle.TreeOracle`: every test runs in a fresh copy of
+(:func:`~astreduce.oracles.tree.encode_tree`). The oracle is
+:class:`~astreduce.oracles.tree.TreeOracle`: every test runs in a fresh copy of
 the whole tree.
 """
 
@@ -49,19 +49,19 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.errors import ReductionStopped, UsageError
-from astreduce.imports import ImportGraph, module_name, modules_of, references
+from astreduce.source.imports import ImportGraph, module_name, modules_of, references
 from astreduce.measure import Size, ast_nodes, measure
-from astreduce.merge import merge
+from astreduce.reduce.merge import merge
 from astreduce.oracles.options import OracleOptions
 from astreduce.outcome import Outcome
-from astreduce.reduction import StopRequest, check_match, configure_tracing, format_with_black, syntax_interpreter
-from astreduce.report import passes_report
-from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
-from astreduce.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
+from astreduce.reduce.single import StopRequest, check_match, configure_tracing, format_with_black, syntax_interpreter
+from astreduce.reduce.report import passes_report
+from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
+from astreduce.search.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform, load_transforms
-from astreduce.tree import ForeignParser, Tree, is_statement
-from astreduce.treefiles import InputTree, check_output_dir, default_output_dir, read_input, write_tree
-from astreduce.treeoracle import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
+from astreduce.source.tree import ForeignParser, Tree, is_statement
+from astreduce.files import InputTree, check_output_dir, default_output_dir, read_input, write_tree
+from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
 MAX_ROUNDS = 10
@@ -552,7 +552,7 @@ def reduce_tree(
 ) -> TreeResult:
     """Reduce a tree (relative path with ``/`` → text) to a smallest tree the oracle still judges FAIL.
 
-    ``options`` describe the oracle as for :func:`~astreduce.reduction.reduce_source`;
+    ``options`` describe the oracle as for :func:`~astreduce.reduce.single.reduce_source`;
     the exec oracle needs ``entry``, the file that runs as ``__main__`` (never
     deleted). ``strategy`` and ``transforms`` apply to each file's reduction.
     ``on_improve`` gets every smaller reproducing tree as soon as it is found.

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from astreduce.tree import Element, Item, Sequence, Tree
+from astreduce.source.tree import Element, Item, Sequence, Tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def reindent(text: str, old: str, new: str) -> str:
 
 
 class NodeReducer:
-    """Renders a :class:`~astreduce.tree.Tree` with edits applied to the nodes not kept."""
+    """Renders a :class:`~astreduce.source.tree.Tree` with edits applied to the nodes not kept."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree

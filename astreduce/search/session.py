@@ -23,7 +23,7 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from astreduce.cache import OutcomeStore
+from astreduce.search.cache import OutcomeStore
 from astreduce.measure import Size, measure
 from astreduce.oracles import Finished, Pending, Verdict
 from astreduce.outcome import Outcome
@@ -83,7 +83,7 @@ class Session:
     compiles: Callable[[str], bool] | None = None
     """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
     stale: set[bytes] = field(default_factory=set)
-    """Keys (:func:`~astreduce.strategies.change_key`) of single edits that did not FAIL alone."""
+    """Keys (:func:`~astreduce.search.strategies.change_key`) of single edits that did not FAIL alone."""
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     lookahead: Callable[[str], str | None] | None = None

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from astreduce.cache import OutcomeStore, default_cache_dir
+from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, Verdict
@@ -29,11 +29,11 @@ from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle
 from astreduce.outcome import Outcome
-from astreduce.session import Interrupted, PassStats, ProgressEvent, Session
-from astreduce.strategies import STRATEGIES, Plan, run_strategy
+from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
+from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import ValueFromTrace
-from astreduce.tree import ForeignParser, Tree, parse
+from astreduce.source.tree import ForeignParser, Tree, parse
 
 
 @dataclass
@@ -380,7 +380,7 @@ def reduce_source(
 
     ``stop`` (a :class:`StopRequest`) lets a signal handler stop the search
     between two tests. ``exhaustive`` retries, in every round, each single
-    edit that failed before (see :func:`~astreduce.strategies.apply_greedily`).
+    edit that failed before (see :func:`~astreduce.search.strategies.apply_greedily`).
 
     Raises:
         UsageError: unknown strategy or transform; input that the strategy cannot parse.

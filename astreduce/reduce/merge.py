@@ -29,8 +29,8 @@ import ast
 import re
 from collections.abc import Mapping
 
-from astreduce.imports import absolute, module_name, modules_of, package_of, parse_module, references, statement_imports
-from astreduce.strategies import splice_text
+from astreduce.source.imports import absolute, module_name, modules_of, package_of, parse_module, references, statement_imports
+from astreduce.search.strategies import splice_text
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 #: The head of ``from <dots><module> import``: the module part is group 1.

@@ -34,6 +34,9 @@ SKIPPED_SUFFIXES = (".pyc", ".pyo")
 #: More files than this is most likely a mistake (a home folder, a virtual environment).
 MAX_FILES = 2000
 
+#: A tree of files: relative path (with ``/``) to the file's text (bytes kept through ``surrogateescape``).
+FileTree = dict[str, str]
+
 
 @dataclass
 class InputTree:
@@ -184,3 +187,34 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def materialise(tree: Mapping[str, str], folder: str | Path) -> None:
+    """Write ``tree`` into ``folder`` (which exists), bytes as they were read."""
+    root = Path(folder)
+    for path, text in tree.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+
+
+def read_tree(folder: str | Path) -> FileTree:
+    """Every file under ``folder`` (caches and VCS folders left out), keyed by relative path.
+
+    Raises:
+        UsageError: the folder cannot be read.
+    """
+    root = Path(folder)
+    tree: FileTree = {}
+    try:
+        for directory, folders, files in os.walk(root):
+            folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
+            for name in sorted(files):
+                if name.endswith(SKIPPED_SUFFIXES):
+                    continue
+                path = Path(directory) / name
+                relative = path.relative_to(root).as_posix()
+                tree[relative] = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise UsageError(f"{folder}: cannot read: {error.strerror}") from None
+    return tree

@@ -46,10 +46,10 @@ from itertools import compress
 from astreduce.dd import dd
 from astreduce.errors import DDPreconditionError, UsageError
 from astreduce.outcome import Outcome
-from astreduce.reducer import Edit, NodeReducer
-from astreduce.session import Session
+from astreduce.source.render import Edit, NodeReducer
+from astreduce.search.session import Session
 from astreduce.transforms import Opportunity, TextTransform, Transform
-from astreduce.tree import Tree, is_statement, parse_or_none
+from astreduce.source.tree import Tree, is_statement, parse_or_none
 
 #: Largest result (in tokens) on which ``auto`` runs a token-level pass.
 TOKEN_PASS_LIMIT = 3000

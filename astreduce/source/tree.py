@@ -19,7 +19,7 @@ not a deep copy or a code generation):
 * **indentation** of statements that begin a line, for re-indenting hoisted
   blocks.
 
-Nothing here knows about transforms; :mod:`astreduce.reducer` renders edits
+Nothing here knows about transforms; :mod:`astreduce.source.render` renders edits
 against this model. Because the model is data, it could be computed by
 another interpreter (see DESIGN.md) and read back.
 """

@@ -1,34 +1,22 @@
-"""The command line: ``astreduce reduce``, ``astreduce transforms``.
-
-Results go to stdout; progress and errors to stderr. Every error astreduce
-raises on purpose becomes one line and an exit status (see
-:mod:`astreduce.report`); a traceback only with ``--debug``.
-"""
+"""``astreduce reduce FILE`` and ``astreduce reduce DIR|FILE FILE ...``: the reduce command."""
 
 from __future__ import annotations
 
-import errno
 import filecmp
 import json
 import shutil
-import signal
 import sys
-import time
-import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import click
 
-from astreduce.cli_oracle import oracle_options, options_from
-from astreduce.compare import compare_command
-from astreduce.isolate import isolate_command
-from astreduce.errors import AstReduceError, ReductionStopped, UsageError
-from astreduce.report import EXIT_INTERRUPTED, EXIT_USAGE, return_code, write_report
-from astreduce.reduction import (
+from astreduce.cli.common import Progress, errors, fail, stop_on_signals
+from astreduce.cli.options import oracle_options, options_from
+from astreduce.errors import ReductionStopped, UsageError
+from astreduce.files import check_output_dir, check_report_path, default_output_dir, read_input, write_tree
+from astreduce.reduce.report import EXIT_INTERRUPTED, write_report
+from astreduce.reduce.single import (
     Result,
     StopRequest,
     check_output_path,
@@ -37,156 +25,11 @@ from astreduce.reduction import (
     reduce_source,
     write_atomically,
 )
-from astreduce.multifile import TreeResult, check_tree_options, reduce_tree, resolve_entry
-from astreduce.session import ProgressEvent
-from astreduce.treefiles import check_output_dir, check_report_path, default_output_dir, read_input, write_tree
-from astreduce.strategies import STRATEGIES
-from astreduce.transforms import load_transforms, registered_transforms
-
-#: Seconds a stop request may wait for the current test to end before the search is interrupted.
-STOP_GRACE = 2.0
+from astreduce.reduce.tree import TreeResult, check_tree_options, reduce_tree, resolve_entry
+from astreduce.search.strategies import STRATEGIES
 
 
-class _Group(click.Group):
-    """A click group whose own usage errors are one line too, like astreduce's.
-
-    click prints a usage error as three lines (usage, a hint, the error) and
-    turns Ctrl-C into "Aborted!" with status 1; DESIGN.md wants one line and
-    status 2 for bad usage, 130 for an interruption.
-    """
-
-    def main(
-        self,
-        args: Any = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        try:
-            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.Abort:  # click's form of KeyboardInterrupt, EOFError
-            _fail("interrupted", EXIT_INTERRUPTED)
-        except click.ClickException as error:
-            _fail(_one_line(error), error.exit_code)
-        except OSError as error:
-            if error.errno != errno.EPIPE:
-                raise
-            sys.exit(1)  # stdout closed early (``| head``): nothing more to say
-        sys.exit(status if isinstance(status, int) else 0)
-
-
-def _one_line(error: click.ClickException) -> str:
-    message = " ".join(error.format_message().split())
-    context = getattr(error, "ctx", None)
-    if isinstance(error, click.UsageError) and context is not None:
-        message += f" (see '{context.command_path} --help')"
-    return message
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="astreduce", prog_name="astreduce")
-def main() -> None:
-    """Shrink a Python program that shows a problem to the smallest program that still shows it."""
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"astreduce: {message}", err=True)
-    sys.exit(code)
-
-
-@contextmanager
-def _errors(debug: bool) -> Iterator[None]:
-    """Turn astreduce's errors into one line and an exit status."""
-    try:
-        yield
-    except AstReduceError as error:
-        if debug:
-            traceback.print_exc()
-        _fail(str(error), return_code(error))
-
-
-@contextmanager
-def _stop_on_signals(stop: StopRequest, grace: float = STOP_GRACE) -> Iterator[None]:
-    """SIGINT and SIGTERM stop the search after the current test; a second one, or one
-    outside the search, interrupts at once (``KeyboardInterrupt``).
-
-    Between two tests the reducer itself may work for a long time (deeply nested
-    input); when the search has not stopped ``grace`` seconds after the request,
-    it is interrupted where it is.
-    """
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if not stop.request():
-            raise KeyboardInterrupt
-        signal.setitimer(signal.ITIMER_REAL, grace)
-
-    def overdue(signum: int, frame: FrameType | None) -> None:
-        if stop.searching:
-            raise KeyboardInterrupt
-
-    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
-    previous = {n: signal.signal(n, overdue if n == signal.SIGALRM else handler) for n in numbers}
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        for number, old in previous.items():
-            signal.signal(number, old)
-
-
-class _Progress:
-    """A live display on a terminal; a line per pass otherwise."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-        self.live: Any = None
-        self.last_pass = ""
-        self.last_draw = 0.0
-        self.started = time.monotonic()
-        if not quiet and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.live import Live
-
-            self.live = Live(console=Console(stderr=True), auto_refresh=False, transient=True)
-            self.live.start()
-
-    def __call__(self, event: ProgressEvent) -> None:
-        if self.quiet:
-            return
-        if self.live is not None:
-            now = time.monotonic()
-            if now - self.last_draw >= 0.1:
-                self.last_draw = now
-                self.live.update(self._panel(event), refresh=True)
-            return
-        if event.pass_name != self.last_pass:
-            self.last_pass = event.pass_name
-            click.echo(
-                f"[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
-                f"best {event.best.tokens} tokens / {event.best.bytes} bytes",
-                err=True,
-            )
-
-    def _panel(self, event: ProgressEvent) -> Any:
-        from rich.table import Table
-
-        table = Table.grid(padding=(0, 2))
-        ratio = event.best.tokens / event.original.tokens if event.original.tokens else 1.0
-        table.add_row("pass", event.pass_name)
-        table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached)")
-        table.add_row("best", f"{event.best.tokens} tokens, {event.best.bytes} bytes, {event.best.lines} lines ({ratio:.1%} of the input)")
-        table.add_row("time", f"{time.monotonic() - self.started:.1f} s")
-        return table
-
-    def stop(self) -> None:
-        if self.live is not None:
-            self.live.stop()
-
-
-@main.command()
+@click.command("reduce")
 @click.argument("inputs", metavar="FILE|DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty].")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
@@ -201,7 +44,7 @@ class _Progress:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
-def reduce(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:
+def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:
     """Reduce FILE to a smallest program that still fails the same way.
 
     The oracle is the exec oracle (the candidate runs as __main__ and must
@@ -217,7 +60,7 @@ def reduce(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:
     """
     if len(inputs) == 1 and not inputs[0].is_dir():
         if entry is not None:
-            with _errors(values["debug"]):
+            with errors(values["debug"]):
                 raise UsageError("--entry goes with a directory or several files, not with one file")
         _reduce_file(inputs[0], **values)
     else:
@@ -241,7 +84,7 @@ def _reduce_file(
     **oracle_values: Any,
 ) -> None:
     """``astreduce reduce FILE``."""
-    with _errors(debug):
+    with errors(debug):
         options = options_from(oracle_values)
         if in_place and output is not None:
             raise UsageError("give either --in-place or -o, not both")
@@ -266,11 +109,11 @@ def _reduce_file(
             write_atomically(target, source.encode(text))
             saved.append(target.name)
 
-        progress = _Progress(quiet)
+        progress = Progress(quiet)
         error: ReductionStopped | None = None
         try:
             stop = StopRequest()
-            with _stop_on_signals(stop):
+            with stop_on_signals(stop):
                 try:
                     result = reduce_source(
                         source.text,
@@ -295,8 +138,8 @@ def _reduce_file(
                 except KeyboardInterrupt:
                     # before the search began (the original's first run) or while finishing
                     if saved:
-                        _fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
-                    _fail("interrupted before any smaller reproducing program was found; nothing written", EXIT_INTERRUPTED)
+                        fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
+                    fail("interrupted before any smaller reproducing program was found; nothing written", EXIT_INTERRUPTED)
         finally:
             progress.stop()
         save(result.text)
@@ -329,7 +172,7 @@ def _reduce_tree(
     **oracle_values: Any,
 ) -> None:
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
-    with _errors(debug):
+    with errors(debug):
         options = options_from(oracle_values)
         if in_place:
             raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
@@ -350,11 +193,11 @@ def _reduce_tree(
             write_tree(target, tree, given.modes)
             saved.append(len(tree))
 
-        progress = _Progress(quiet)
+        progress = Progress(quiet)
         error: ReductionStopped | None = None
         try:
             stop = StopRequest()
-            with _stop_on_signals(stop):
+            with stop_on_signals(stop):
                 try:
                     result = reduce_tree(
                         given.files,
@@ -374,8 +217,8 @@ def _reduce_tree(
                     result = stopped.result
                 except KeyboardInterrupt:
                     if saved:
-                        _fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
-                    _fail("interrupted before any smaller reproducing tree was found; nothing written", EXIT_INTERRUPTED)
+                        fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
+                    fail("interrupted before any smaller reproducing tree was found; nothing written", EXIT_INTERRUPTED)
         finally:
             progress.stop()
         save(result.tree)
@@ -424,29 +267,3 @@ def _summary(result: Result, file: Path, target: Path, quiet: bool) -> None:
             err=True,
         )
     click.echo(result.text, nl=not result.text.endswith("\n"))
-
-
-@main.command("transforms")
-def list_transforms() -> None:
-    """List the registered transforms, each with a one-line description."""
-    with _errors(False):
-        registry = registered_transforms()
-        width = max(len(n) for n in registry)
-        for transform in load_transforms():
-            click.echo(f"{transform.name:<{width}}  {transform.phase:<11}  {type(transform).summary()}")
-
-
-main.add_command(compare_command)
-main.add_command(isolate_command)
-
-
-def run(args: list[str]) -> int:
-    """Run the CLI with ``args`` and return its exit status (for tests and scripts)."""
-    try:
-        main.main(args=args, prog_name="astreduce")
-    except SystemExit as exit:
-        code = exit.code
-        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
-    return 0
-
-

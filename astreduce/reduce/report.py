@@ -9,8 +9,8 @@ from typing import Any
 
 from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.measure import Size
-from astreduce.reduction import Result
-from astreduce.session import PassStats
+from astreduce.reduce.single import Result
+from astreduce.search.session import PassStats
 
 EXIT_OK = 0
 EXIT_NOT_REPRODUCIBLE = 1

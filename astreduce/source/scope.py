@@ -1,6 +1,6 @@
 """Scope analysis shared by the whole-program transforms: names, their bindings and uses.
 
-The tree model (:mod:`astreduce.tree`) is plain data and knows nothing of
+The tree model (:mod:`astreduce.source.tree`) is plain data and knows nothing of
 scopes; the scope-aware families (parameters, uses, inlining, classes,
 control flow, constants) need to know which ``x`` a ``Name`` refers to, how
 often a name is bound, and which calls reach a function. :func:`analyse`
@@ -34,10 +34,10 @@ import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from astreduce.reducer import Edit, NodeReducer
-from astreduce.tree import Tree
+from astreduce.source.render import Edit, NodeReducer
+from astreduce.source.tree import Tree
 
-#: Mirrors the tree model's numbering (astreduce.tree): these carry no node of their own...
+#: Mirrors the tree model's numbering (astreduce.source.tree): these carry no node of their own...
 _SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
 #: ...and the parts of an f-string are not numbered.
 _OPAQUE = (ast.JoinedStr,)
@@ -679,7 +679,7 @@ def _needed(parent: ast.AST, target: ast.AST) -> int | None:
 
 def enclosing_statement_id(tree: Tree, node_id: int) -> int:
     """The nearest statement at or above ``node_id`` (the module, 0, when there is none)."""
-    from astreduce.tree import is_statement
+    from astreduce.source.tree import is_statement
 
     current = node_id
     while current > 0 and not is_statement(tree.nodes[current].kind):

@@ -1,0 +1,123 @@
+"""What every command shares: one error wrapper, one Ctrl-C and SIGTERM handler, one progress display.
+
+Every error astreduce raises on purpose becomes one line on stderr and an
+exit status (:func:`astreduce.reduce.report.return_code`); a traceback only
+with ``--debug``. SIGINT and SIGTERM stop a search between two tests with the
+same grace for every command, so the best result so far is verified and kept.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, NoReturn
+
+import click
+
+from astreduce.errors import AstReduceError
+from astreduce.reduce.report import return_code
+from astreduce.reduce.single import StopRequest
+from astreduce.search.session import ProgressEvent
+
+#: Seconds a stop request may wait for the current test to end before the search is interrupted.
+STOP_GRACE = 2.0
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``astreduce: message`` on stderr and exit with ``code``."""
+    click.echo(f"astreduce: {message}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def errors(debug: bool) -> Iterator[None]:
+    """Turn astreduce's errors into one line and an exit status."""
+    try:
+        yield
+    except AstReduceError as error:
+        if debug:
+            traceback.print_exc()
+        fail(str(error), return_code(error))
+
+
+@contextmanager
+def stop_on_signals(stop: StopRequest, grace: float = STOP_GRACE) -> Iterator[None]:
+    """SIGINT and SIGTERM stop the search after the current test; a second one, or one
+    outside the search, interrupts at once (``KeyboardInterrupt``).
+
+    Between two tests the reducer itself may work for a long time (deeply nested
+    input); when the search has not stopped ``grace`` seconds after the request,
+    it is interrupted where it is.
+    """
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if not stop.request():
+            raise KeyboardInterrupt
+        signal.setitimer(signal.ITIMER_REAL, grace)
+
+    def overdue(signum: int, frame: FrameType | None) -> None:
+        if stop.searching:
+            raise KeyboardInterrupt
+
+    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+    previous = {n: signal.signal(n, overdue if n == signal.SIGALRM else handler) for n in numbers}
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
+class Progress:
+    """A live display on a terminal; a line per pass otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.live: Any = None
+        self.last_pass = ""
+        self.last_draw = 0.0
+        self.started = time.monotonic()
+        if not quiet and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.live import Live
+
+            self.live = Live(console=Console(stderr=True), auto_refresh=False, transient=True)
+            self.live.start()
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if self.quiet:
+            return
+        if self.live is not None:
+            now = time.monotonic()
+            if now - self.last_draw >= 0.1:
+                self.last_draw = now
+                self.live.update(self._panel(event), refresh=True)
+            return
+        if event.pass_name != self.last_pass:
+            self.last_pass = event.pass_name
+            click.echo(
+                f"[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
+                f"best {event.best.tokens} tokens / {event.best.bytes} bytes",
+                err=True,
+            )
+
+    def _panel(self, event: ProgressEvent) -> Any:
+        from rich.table import Table
+
+        table = Table.grid(padding=(0, 2))
+        ratio = event.best.tokens / event.original.tokens if event.original.tokens else 1.0
+        table.add_row("pass", event.pass_name)
+        table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached)")
+        table.add_row("best", f"{event.best.tokens} tokens, {event.best.bytes} bytes, {event.best.lines} lines ({ratio:.1%} of the input)")
+        table.add_row("time", f"{time.monotonic() - self.started:.1f} s")
+        return table
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()

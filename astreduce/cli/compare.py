@@ -1,0 +1,170 @@
+"""``astreduce compare FILE``: every strategy on one input and oracle, as a table, CSV, JSON and a plot."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from astreduce.cli.common import errors, stop_on_signals
+from astreduce.cli.options import oracle_options, options_from
+from astreduce.compare import (
+    DEFAULT_STRATEGIES,
+    PLOT_SUFFIXES,
+    ComparisonRow,
+    ComparisonStopped,
+    _check_strategies,
+    compare,
+    comparison_dict,
+    describe_oracle,
+    plot_comparison,
+    print_table,
+    write_csv,
+    write_json,
+)
+from astreduce.errors import UsageError
+from astreduce.measure import measure
+from astreduce.oracles.options import build_oracle
+from astreduce.reduce.report import EXIT_INTERRUPTED
+from astreduce.reduce.single import StopRequest, check_output_path, read_source
+
+
+@click.command("compare")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--strategies",
+    "strategy_names",
+    default=",".join(DEFAULT_STRATEGIES),
+    show_default=True,
+    metavar="NAME,...",
+    help="The strategies to compare, in table order.",
+)
+@oracle_options
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table as CSV here.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table, each strategy's curve, passes and result as JSON here.",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).",
+)
+@click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
+@click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+def compare_command(
+    file: Path,
+    strategy_names: str,
+    csv_path: Path | None,
+    json_path: Path | None,
+    plot_path: Path | None,
+    log_x: bool,
+    markdown: bool,
+    quiet: bool,
+    debug: bool,
+    jobs: int,
+    **oracle_values: Any,
+) -> None:
+    """Reduce FILE with every strategy and compare tests, time and final size.
+
+    Every strategy starts from FILE with the same oracle (calibrated once)
+    and its own outcome cache. Prints a table (Markdown with --markdown);
+    --csv, --json and --plot save it. Exits 1 when FILE does not reproduce
+    or a result does not verify.
+    """
+    with errors(debug):
+        append_path = oracle_values.get("append_path")
+        options = options_from(oracle_values)
+        options.check()
+        if jobs < 1:
+            raise UsageError("-j must be at least 1")
+        strategies = [name.strip() for name in strategy_names.split(",") if name.strip()]
+        _check_strategies(strategies)
+        if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
+            raise UsageError(
+                f"--plot {plot_path}: the file name must end in {', '.join(PLOT_SUFFIXES)}"
+            )
+        for what, path in (("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
+            if path is not None:
+                check_output_path(path, file, what=what)
+        source = read_source(file)
+        search_path = str(file.resolve().parent)
+        oracle = build_oracle(
+            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
+        )
+        described = describe_oracle(
+            oracle, options, Path(append_path).name if append_path else None
+        )
+
+        def progress(row: ComparisonRow) -> None:
+            if quiet:
+                return
+            if row.is_skipped:
+                click.echo(f"{row.strategy}: {row.note}", err=True)
+            else:
+                click.echo(
+                    f"{row.strategy}: {row.tests:,} tests, {row.tokens:,} tokens, {row.seconds:.1f} s",
+                    err=True,
+                )
+
+        stopped: ComparisonStopped | None = None
+        stop = StopRequest()
+        try:
+            with stop_on_signals(stop):
+                rows = compare(
+                    source.text,
+                    oracle,
+                    strategies,
+                    filename=file.name,
+                    options=options,
+                    jobs=jobs,
+                    search_path=search_path,
+                    encode=source.encode,
+                    stop=stop,
+                    on_row=progress,
+                )
+        except ComparisonStopped as error:
+            stopped, rows = error, error.rows
+        finally:
+            close = getattr(oracle, "close", None)
+            if close is not None:
+                close()
+        size = measure(source.text)
+        title = f"{file.name} ({size.tokens:,} tokens)"
+        style = "markdown" if markdown else "plain"
+        print_table(rows, source.text, f"{title}, oracle: {described}", style)
+        if csv_path is not None:
+            write_csv(csv_path, rows)
+        if json_path is not None:
+            write_json(json_path, comparison_dict(rows, source.text, str(file), described))
+        if plot_path is not None and rows:
+            plot_comparison(
+                rows,
+                plot_path,
+                title=f"Reducing {title}",
+                subtitle=f"oracle: {described}",
+                log_x=log_x,
+            )
+        if stopped is not None:
+            click.echo(
+                "astreduce: interrupted; the table holds the strategies run so far", err=True
+            )
+            sys.exit(EXIT_INTERRUPTED)
+        if any(row.verified is False for row in rows):
+            click.echo(
+                "astreduce: a result did not reproduce when run again: the oracle may be flaky",
+                err=True,
+            )
+            sys.exit(1)

@@ -1,0 +1,132 @@
+"""``astreduce isolate OLD NEW``: the failure-inducing changes between a passing and a failing version."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from astreduce.cli.common import errors
+from astreduce.cli.options import oracle_options, options_from
+from astreduce.errors import UsageError
+from astreduce.files import materialise
+from astreduce.isolate import GRANULARITIES, Granularity, IsolationResult, isolate_paths, report_dict
+from astreduce.reduce.single import check_output_path, read_source, write_atomically
+
+
+def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:
+    """Where the versions go: next to DIFF (its stem + ``.passing.py`` ...), else next to NEW."""
+    if diff is not None:
+        folder, stem = diff.parent, diff.stem
+    else:
+        folder, stem = new.parent, new.stem if not new.is_dir() else new.name
+    suffix = "" if new.is_dir() else (new.suffix or ".py")
+    return {
+        "passing": folder / f"{stem}.passing{suffix}",
+        "failing": folder / f"{stem}.failing{suffix}",
+        "isolated": folder / f"{stem}.isolated.diff",
+    }
+
+
+_MARKER = ".astreduce-isolate"
+
+
+def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
+    """Replace ``folder`` with ``tree``; only a folder this command wrote before is replaced."""
+    if folder.exists():
+        if not (folder / _MARKER).is_file():
+            raise UsageError(f"{folder} exists and was not written by astreduce isolate: move it away first")
+        shutil.rmtree(folder)
+    folder.mkdir()
+    materialise(tree, folder)
+    (folder / _MARKER).write_text("written by astreduce isolate\n", encoding="utf-8")
+
+
+@click.command("isolate")
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@oracle_options
+@click.option("--granularity", type=click.Choice(GRANULARITIES), default="functions", show_default=True, help="Changes by difflib line hunks, by statements (syntax-aware), or by statements grouped by their enclosing function/class.")
+@click.option("--entry", metavar="FILE", help="Directories: the file to run as __main__ (relative to the tree, which goes on sys.path); also {file} in --run.")
+@click.option("-o", "--output", "diff_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the difference here; the passing and failing versions go next to it (DIFF's stem + .passing.py, .failing.py) [default: next to NEW].")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+def isolate_command(
+    old: Path,
+    new: Path,
+    granularity: Granularity,
+    entry: str | None,
+    diff_path: Path | None,
+    report_path: Path | None,
+    quiet: bool,
+    debug: bool,
+    jobs: int,
+    **oracle_values: Any,
+) -> None:
+    """Isolate the changes from OLD (passes) to NEW (fails) that make it fail.
+
+    Prints the 1-minimal failure-inducing difference as a unified diff
+    (maximal passing version -> minimal failing version) and writes both
+    versions. OLD and NEW are two files or two directories (then give
+    --entry FILE or a command oracle).
+    """
+    with errors(debug):
+        options = options_from(oracle_values)
+        outputs = output_paths(old, new, diff_path)
+        for target in [*([diff_path] if diff_path else []), *([report_path] if report_path else [])]:
+            check_output_path(target, new if not new.is_dir() else None, what="output")
+        result = isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry)
+        diff = result.diff
+        written: dict[str, str] = {}
+        if diff_path is not None:
+            write_atomically(diff_path, diff.encode("utf-8", errors="surrogateescape"))
+        if result.single is not None:
+            encode = read_source(new).encode
+            for which, tree in (("passing", result.passing), ("failing", result.failing)):
+                write_atomically(outputs[which], encode(tree[result.single]))
+                written[which] = str(outputs[which])
+        else:
+            for which, tree in (("passing", result.passing), ("failing", result.failing)):
+                _write_tree(tree, outputs[which])
+                written[which] = str(outputs[which])
+        if result.requires:
+            write_atomically(outputs["isolated"], result.isolated_diff.encode("utf-8", errors="surrogateescape"))
+            written["isolated"] = str(outputs["isolated"])
+        if report_path is not None:
+            report = report_dict(result, str(old), str(new), written)
+            report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        if not quiet:
+            _summary(result, written)
+        click.echo(diff, nl=False)
+        if not result.verified:
+            click.echo("astreduce: the results did not verify on a second run (a flaky oracle?)", err=True)
+            sys.exit(1)
+
+
+def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
+    levels = ", ".join(f"{s.name}: {s.changes} changes, {s.tests} tests" for s in result.levels)
+    click.echo(
+        f"astreduce: {levels}; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s",
+        err=True,
+    )
+    click.echo(
+        f"astreduce: 1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines; "
+        f"passing version: {written.get('passing')}, failing version: {written.get('failing')}",
+        err=True,
+    )
+    for change in result.difference:
+        click.echo(f"astreduce:   {change.describe()}", err=True)
+    if result.requires:
+        click.echo(
+            f"astreduce: on OLD alone the difference also needs {len(result.requires)} passing change(s): "
+            f"OLD + all of them fails; patch in {written.get('isolated')}",
+            err=True,
+        )
+        for change in result.requires:
+            click.echo(f"astreduce:   {change.describe()}", err=True)

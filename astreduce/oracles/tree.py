@@ -1,0 +1,439 @@
+"""The oracle of a multi-file reduction: a candidate tree, judged in a fresh copy of it.
+
+:class:`TreeOracle` is ``astreduce isolate``'s directory oracle — the same
+``--entry`` runner (the entry file runs as ``__main__`` with the copy's folder
+first on ``sys.path``, its exception matched as the exec oracle matches it)
+and the same command handling (``--run`` with ``{dir}``, ``{file}`` and
+``{python}``, ``--test`` with the copy's folder as its argument,
+``--differential``) — with two differences that reducing needs:
+
+* the copy keeps each file's mode, so a script in the tree that ``--run``
+  starts (``./build.sh``) stays executable;
+* calibration (shared with isolate) speaks of the *input*, not of
+  isolate's NEW version, and runs the original three times to catch a
+  flaky oracle, as the single-file reducer does.
+
+Two adapters let the single-file machinery (:class:`~astreduce.search.session.Session`:
+cache, ``-j`` speculation, stop requests) drive tree candidates:
+:class:`FileInTree` judges one file's text with the rest of the tree fixed,
+and :func:`encode_tree` / :class:`EncodedTree` turn a whole tree into one
+text and back, for passes over whole files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Protocol
+
+from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.files import materialise
+from astreduce.interpreters import resolve_python
+from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Verdict
+from astreduce.oracles.command import CommandOracle, Criteria, Process, Signature, command_argv, script_argv
+from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions
+from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir, remove_workdir
+from astreduce.outcome import Outcome
+
+
+
+
+
+class TreeOracleProtocol(Protocol):
+    """An oracle that judges a whole tree (a version of a package)."""
+
+    @property
+    def identity(self) -> str: ...
+
+    def judge(self, tree: Mapping[str, str]) -> Verdict: ...
+
+    def start(self, tree: Mapping[str, str]) -> Pending: ...
+
+
+class FileOracle:
+    """A text :class:`~astreduce.oracles.Oracle` seen as a tree oracle for one file."""
+
+    def __init__(self, oracle: Oracle, name: str) -> None:
+        self.oracle = oracle
+        self.name = name
+
+    @property
+    def identity(self) -> str:
+        return self.oracle.identity
+
+    def judge(self, tree: Mapping[str, str]) -> Verdict:
+        return self.oracle.judge(tree[self.name])
+
+    def start(self, tree: Mapping[str, str]) -> Pending:
+        return self.oracle.start(tree[self.name])
+
+
+_REPORT_MARK = "@@astreduce-isolate-report@@ "
+
+#: Runs the entry file as ``__main__`` with the tree first on sys.path and
+#: reports how it ended as the last line of standard output, as the exec
+#: oracle's child does through its pipe.
+_RUNNER = r"""
+import json, os, sys, traceback, types
+entry = sys.argv[1]
+root = os.getcwd()
+path = os.path.join(root, entry)
+sys.argv = [path]
+sys.path[0:1] = [os.path.dirname(path), root] if os.path.dirname(path) != root else [root]
+def _qualified(cls):
+    module = getattr(cls, "__module__", "builtins")
+    name = getattr(cls, "__qualname__", cls.__name__)
+    return name if module in ("builtins", "__main__") else module + "." + name
+def _message(error):
+    try:
+        return str(error)
+    except BaseException:
+        return "<unprintable>"
+report = {"ending": "crash"}
+try:
+    with open(path, "rb") as file:
+        source = file.read()
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except BaseException as error:
+        report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _message(error)}
+    else:
+        module = types.ModuleType("__main__")
+        module.__file__ = path
+        module.__dict__["__builtins__"] = __builtins__
+        sys.modules["__main__"] = module
+        try:
+            exec(code, module.__dict__)
+            report = {"ending": "ok"}
+        except BaseException as error:
+            frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
+            report = {"ending": "exception", "exception": _qualified(type(error)),
+                      "message": _message(error), "frame": frames[-1].name if frames else ""}
+except BaseException as error:
+    report = {"ending": "crash", "message": _message(error)}
+finally:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os.write(1, ("\n" + MARK + json.dumps(report) + "\n").encode("utf-8", "replace"))
+    os._exit(0)
+"""
+
+
+def _run_from(signature: Signature) -> Run:
+    for line in reversed(signature.stdout.splitlines()):
+        if line.startswith(_REPORT_MARK):
+            try:
+                report = json.loads(line[len(_REPORT_MARK) :])
+                return Run(
+                    report["ending"],
+                    exception=report.get("exception", ""),
+                    message=report.get("message", ""),
+                    frame=report.get("frame", ""),
+                    seconds=signature.seconds,
+                )
+            except (ValueError, KeyError):
+                break
+    if signature.timed_out:
+        return Run("timeout", seconds=signature.seconds, detail="timed out")
+    return Run("crash", seconds=signature.seconds, detail=signature.describe() + " without a report")
+
+
+class _TreePending:
+    def __init__(self, oracle: DirectoryOracle, processes: list[Process]) -> None:
+        self.oracle = oracle
+        self.processes = processes
+
+    def wait(self) -> Verdict:
+        signatures = [p.wait() for p in self.processes]
+        self.oracle.tests += 1
+        return self.oracle.classify(signatures)
+
+    def cancel(self) -> None:
+        for process in self.processes:
+            process.kill()
+
+
+@dataclass
+class DirectoryOracle:
+    """Judges a tree: materialised in a sandbox folder, run with ``--entry`` or a command there.
+
+    Args:
+        options: the oracle options (see the module docstring for what trees support).
+        entry: the file to run, relative to the tree; required for the exec oracle.
+    """
+
+    options: OracleOptions
+    entry: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    timeout: float = 600.0
+    target: Target | None = None
+    command: CommandOracle | None = None
+    tests: int = 0
+
+    def __post_init__(self) -> None:
+        options = self.options
+        options.check()
+        unsupported = [n for n, v in (("--append", options.append), ("--stdin", options.stdin), ("--retries", options.retries > 1)) if v]
+        if unsupported:
+            raise UsageError(f"{', '.join(unsupported)} cannot be used when OLD and NEW are directories")
+        if self.entry is not None and (Path(self.entry).is_absolute() or ".." in Path(self.entry).parts):
+            raise UsageError(f"--entry {self.entry}: must be a path inside the tree")
+        self.python = resolve_python(options.python)
+        if options.kind == "exec":
+            if self.entry is None:
+                raise UsageError("directories need --entry FILE (the file to run) or a command oracle (--run, --test, --differential)")
+            if options.expect:
+                self.target = Target.parse(options.expect, options.match)
+        else:
+            if options.kind == "differential":
+                assert options.differential is not None
+                commands = list(options.differential)
+            else:
+                commands = [options.test or options.run or ""]
+            self.command = CommandOracle(
+                commands=commands,
+                criteria=Criteria(options.signal, options.exit_code, options.stderr, options.stdout, options.hang),
+                script=options.kind == "test",
+                python=self.python,
+            )
+
+    @property
+    def identity(self) -> str:
+        return f"tree|{self.entry}|{self.command.identity if self.command else self.target}"
+
+    def start(self, tree: Mapping[str, str]) -> Pending:
+        timeout = self.command.wait_limit if self.command is not None else self.timeout
+        limits = self.limits.for_timeout(timeout)
+        processes = []
+        if self.command is None:
+            assert self.entry is not None
+            commands = [""]
+        else:
+            commands = self.command.commands
+        for command in commands:
+            workdir = make_workdir()
+            materialise(tree, workdir)
+            argv, shell = self.argv(command, workdir)
+            processes.append(Process(argv, workdir, timeout, limits, None, shell))
+        return _TreePending(self, processes)
+
+    def argv(self, command: str, workdir: str) -> tuple[list[str], bool]:
+        """What runs one test in ``workdir`` (the entry runner, the script, or the command), and whether through a shell."""
+        if self.command is None:
+            return [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)], False
+        if self.command.script:
+            return [*script_argv(command), workdir], False
+        target = os.path.join(workdir, self.entry) if self.entry else workdir
+        return command_argv(command, file=target, python=self.python, dir=workdir)
+
+    def judge(self, tree: Mapping[str, str]) -> Verdict:
+        return self.start(tree).wait()
+
+    def classify(self, signatures: list[Signature]) -> Verdict:
+        if self.command is not None:
+            return self.command.classify(signatures)
+        return self.classify_run(_run_from(signatures[0]))
+
+    #: How calibration messages name the tree and the job (a subclass reduces an input).
+    subject: ClassVar[str] = "NEW"
+    job: ClassVar[str] = "isolate"
+
+    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
+        """Run NEW: set the target (exec) or the signature (command) and the timeout.
+
+        Raises:
+            NotReproducibleError: NEW does not fail, or not reliably.
+        """
+        if self.entry is not None and self.entry not in tree:
+            raise UsageError(f"--entry {self.entry}: no such file in the tree")
+        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
+        for _ in range(FLAKINESS_RUNS - 1):
+            again = self.judge(tree)
+            if again.outcome is not Outcome.FAIL:
+                raise NotReproducibleError(
+                    f"NEW does not fail reliably: a second run gave {again.outcome} ({again.run.describe()})"
+                )
+        return verdict
+
+    def _fails_not(self) -> str:
+        return "NEW does not fail" if self.subject == "NEW" else f"{self.subject} does not reproduce"
+
+    def _entry_named(self) -> str:
+        return "it"
+
+    def _calibrate_command(self, tree: Mapping[str, str]) -> Verdict:
+        """Run the tree under the command: its signature becomes the target unless criteria were given."""
+        command, timeout = self.command, self.options.timeout
+        assert command is not None
+        command.timeout = timeout if timeout is not None else 600.0
+        pending = self.start(tree)
+        if not isinstance(pending, _TreePending):
+            return pending.wait()  # the command cannot even start: the caller's check reports it
+        return command.adopt_original([p.wait() for p in pending.processes], timeout, self._fails_not(), self.job)
+
+    def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
+        """Run the entry file: its exception becomes the target unless --expect named one."""
+        timeout, options = self.options.timeout, self.options
+        self.timeout = timeout if timeout is not None else 600.0
+        run = self.judge(tree).run
+        if timeout is None:
+            self.timeout = max(MIN_TIMEOUT, 10 * run.seconds)
+        if self.target is None:
+            if run.ending != "exception":
+                raise NotReproducibleError(
+                    f"{self._fails_not()}: {self._entry_named()} raises no exception to {self.job} for "
+                    f"({run.describe()}); name the target with --expect or use a command oracle (--run, --test)"
+                )
+            self.target = Target.from_run(run, options.match, options.same_frame)
+        elif options.same_frame and run.ending == "exception":
+            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
+        verdict = self.classify_run(run)
+        if verdict.outcome is not Outcome.FAIL:
+            assert self.target is not None
+            raise NotReproducibleError(f"{self._fails_not()}: expected {self.target.describe()}, got {run.describe()}")
+        return verdict
+
+    def classify_run(self, run: Run) -> Verdict:
+        """As the exec oracle: no exception passes, the target fails, anything else is UNRESOLVED."""
+        if run.ending == "ok":
+            return Verdict(Outcome.PASS, run)
+        if self.target is not None and self.target.matches(run):
+            return Verdict(Outcome.FAIL, run)
+        return Verdict(Outcome.UNRESOLVED, run)
+
+
+
+@dataclass
+class TreeOracle(DirectoryOracle):
+    """Judges a tree (relative path → text) in a fresh sandbox folder holding a copy of it.
+
+    Args:
+        options: the oracle options; ``--append``, ``--stdin`` and ``--retries`` do not apply.
+        entry: the file to run (exec oracle), relative to the tree; ``{file}`` in ``--run``.
+        modes: file modes to give the copies (others get the default).
+    """
+
+    modes: Mapping[str, int] = field(default_factory=dict)
+    subject: ClassVar[str] = "input"
+    job: ClassVar[str] = "reduce"
+
+    def _entry_named(self) -> str:
+        return str(self.entry)
+
+    def start(self, tree: Mapping[str, str]) -> Pending:
+        timeout = self.command.wait_limit if self.command is not None else self.timeout
+        limits = self.limits.for_timeout(timeout)
+        commands = self.command.commands if self.command is not None else [""]
+        processes = []
+        for command in commands:
+            workdir = make_workdir()
+            materialise(tree, workdir)
+            for path, mode in self.modes.items():
+                if path in tree and mode & 0o111:
+                    os.chmod(Path(workdir) / path, mode & 0o7777)
+            argv, shell = self.argv(command, workdir)
+            missing = None if shell else _not_runnable(argv[0], workdir)
+            if missing is None:
+                try:
+                    processes.append(Process(argv, workdir, timeout, limits, None, shell))
+                except OSError as error:  # what the check above cannot foresee (a bad #! line)
+                    missing = f"cannot run {argv[0]}: {error.strerror}"
+            if missing is not None:
+                for process in processes:
+                    process.kill()
+                remove_workdir(workdir)
+                return Finished(Verdict(Outcome.UNRESOLVED, Run("crash", detail=missing)))
+        return _TreePending(self, processes)
+
+    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
+        """Run the original tree: set the target (exec) or the signature (command) and the timeout.
+
+        Raises:
+            UsageError: the entry file is not in the tree.
+            NotReproducibleError: the original does not reproduce, or not reliably.
+        """
+        if self.entry is not None and self.entry not in tree:
+            raise UsageError(f"--entry {self.entry}: no such file in the input")
+        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
+        verdicts = [verdict] + [self.judge(tree) for _ in range(FLAKINESS_RUNS - 1)]
+        if any(v.outcome is not Outcome.FAIL for v in verdicts):
+            seen = "; ".join(f"{v.outcome} ({v.run.describe()})" for v in verdicts)
+            raise NotReproducibleError(
+                f"input does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}"
+            )
+        return verdict
+
+
+def _not_runnable(program: str, workdir: str) -> str | None:
+    """Why ``program`` cannot start in ``workdir``, or ``None``.
+
+    A candidate tree may lack the very script that the command runs
+    (``--run ./build.sh``): that is the candidate's failure (UNRESOLVED), not
+    astreduce's, so it is found before ``Popen`` raises in our own process.
+    """
+    if os.sep in program:
+        path = os.path.join(workdir, program)
+        if not os.path.isfile(path):
+            return f"cannot run {program}: no such file"
+        if not os.access(path, os.X_OK):
+            return f"cannot run {program}: not executable"
+        return None
+    if shutil.which(program) is None:
+        return f"cannot run {program}: not found on PATH"
+    return None
+
+
+class FileInTree:
+    """An :class:`~astreduce.oracles.Oracle` over one file's text, the rest of the tree fixed."""
+
+    def __init__(self, oracle: TreeOracle, tree: Mapping[str, str], path: str) -> None:
+        self.oracle = oracle
+        self.tree = dict(tree)
+        self.path = path
+
+    @property
+    def identity(self) -> str:
+        return f"{self.oracle.identity}|{self.path}"
+
+    def with_text(self, text: str) -> dict[str, str]:
+        return {**self.tree, self.path: text}
+
+    def judge(self, text: str) -> Verdict:
+        return self.oracle.judge(self.with_text(text))
+
+    def start(self, text: str) -> Pending:
+        return self.oracle.start(self.with_text(text))
+
+
+def encode_tree(tree: Mapping[str, str]) -> str:
+    """One text for a whole tree, the same for equal trees (the session's cache key)."""
+    return json.dumps(dict(sorted(tree.items())))
+
+
+def decode_tree(text: str) -> dict[str, str]:
+    tree: dict[str, str] = json.loads(text)
+    return tree
+
+
+class EncodedTree:
+    """An :class:`~astreduce.oracles.Oracle` over encoded trees (see :func:`encode_tree`)."""
+
+    def __init__(self, oracle: TreeOracle) -> None:
+        self.oracle = oracle
+
+    @property
+    def identity(self) -> str:
+        return self.oracle.identity
+
+    def judge(self, text: str) -> Verdict:
+        return self.oracle.judge(decode_tree(text))
+
+    def start(self, text: str) -> Pending:
+        return self.oracle.start(decode_tree(text))
