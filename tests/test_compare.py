@@ -419,3 +419,47 @@ def test_cli_errors_are_one_line(
     assert result.exit_code == code
     assert result.stderr.strip() == message
     assert result.stdout == ""
+
+
+def _slow_module() -> str:
+    """Two hundred removable lines around a failure, each test sleeping 20 ms: many seconds to reduce by chars."""
+    lines = ["import time", "time.sleep(0.02)"]
+    lines += [f"junk_{i} = {i}" for i in range(200)]
+    lines.append('raise ValueError("My Test")')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_keeps_the_rows_so_far_and_exits_130(tmp_path: Path, signum: int) -> None:
+    """A real signal to a running ``astreduce compare``: exit 130, the JSON holds the interrupted
+    strategy's best result so far, which still reproduces; the input is untouched."""
+    import os
+    import subprocess
+    import time
+
+    source = _slow_module()
+    (tmp_path / "slow.py").write_text(source)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "astreduce", "compare", "slow.py", "--strategies", "lines,chars",
+         "-j", "1", "--json", "out.json"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        time.sleep(4)  # past the original's runs: the search is under way
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr
+    assert "interrupted; the table holds the strategies run so far" in stderr
+    rows = json.loads((tmp_path / "out.json").read_text())["rows"]
+    assert rows and rows[-1]["note"] == "interrupted"
+    best = rows[-1]["output"]
+    assert len(best) < len(source)
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    with pytest.raises(ValueError, match="^My Test$"):
+        exec(compile(best, "best.py", "exec"), namespace)
+    assert (tmp_path / "slow.py").read_text() == source
