@@ -1,6 +1,9 @@
 """The state one reduction shares across its passes: current best, cache, counters.
 
-Every candidate goes through :meth:`Session.outcomes`: the outcome cache is
+Every candidate goes through :meth:`Session.outcomes`, which hands it to the
+:class:`~astreduce.search.scheduler.Scheduler` (the one place tests start,
+``-j`` speculation included); the session is the scheduler's
+:class:`~astreduce.search.scheduler.Ledger`. The outcome cache is
 keyed by the candidate's text (a digest of it), so equal candidates reached
 by different passes are tested once. Whenever a candidate FAILs and is
 shorter than the last one saved, the session calls ``on_improve`` — the CLI
@@ -14,19 +17,19 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import itertools
-import select
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from astreduce.search.cache import OutcomeStore
 from astreduce.measure import Size, measure
-from astreduce.oracles import Finished, Pending, Verdict
+from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome
+from astreduce.search.cache import OutcomeStore
+from astreduce.search.scheduler import Interrupted, Processes, Scheduler
+
+__all__ = ["Interrupted", "PassStats", "ProgressEvent", "Session"]
 
 
 @dataclass
@@ -51,10 +54,6 @@ class ProgressEvent:
     original: Size
 
 
-class Interrupted(Exception):
-    """Raised inside a pass when the user asked to stop; the session keeps its best."""
-
-
 @dataclass
 class Session:
     """A reduction in progress."""
@@ -64,10 +63,8 @@ class Session:
     on_improve: Callable[[str], None] | None = None
     on_progress: Callable[[ProgressEvent], None] | None = None
     start: Callable[[str], Pending] | None = None
-    """Starts a candidate without waiting (the oracle's ``start``): enables ``jobs`` > 1."""
+    """Starts a candidate without waiting (the oracle's ``start``, the scheduler's backend): enables ``jobs`` > 1."""
     jobs: int = 1
-    speculative: int = 0
-    """Candidates started ahead and cancelled because an earlier one decided."""
     tests: int = 0
     cache_hits: int = 0
     oracle_seconds: float = 0.0
@@ -88,12 +85,6 @@ class Session:
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     lookahead: Callable[[str], str | None] | None = None
     """Set by a strategy during a pass: the next pass's first candidate, should this pass end with the given text."""
-    fail_rates: list[float] = field(default_factory=lambda: [0.3, 0.5])
-    """Moving averages of how often a test FAILs after one that did not (0) and after one that did (1):
-    where speculation pays, on the FAIL or the PASS side. FAILs come in runs (a token pass deletes
-    token after token, a rare transform fails to apply time after time), so the last outcome tells
-    much: on the corpora this guesses wrong 4% less often than one average."""
-    last_failed: bool = False
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -103,9 +94,13 @@ class Session:
         self._pass_name = "start"
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
-        self._began = time.monotonic()
-        self._prefetched: dict[bytes, Pending] = {}
-        """Candidates started on the FAIL side of the search: what it tests next if the one before FAILs."""
+        backend = Processes(self.start) if self.start is not None else None
+        self.scheduler = Scheduler(self, self.judge, backend, self.jobs)
+
+    @property
+    def speculative(self) -> int:
+        """Candidates started ahead and cancelled because an earlier one decided."""
+        return self.scheduler.speculative
 
     # --- testing ----------------------------------------------------------
 
@@ -125,20 +120,14 @@ class Session:
         ``if_fails(i)`` gives the texts the search tests next, in order, if
         the ``i``-th candidate FAILs (read lazily: up to the first that needs
         a test); ``if_none()`` the one it tests next if none does (None: not
-        known). A parallel executor may start them early.
+        known). With ``jobs`` > 1 the scheduler may start them early
+        (:meth:`Scheduler.outcomes <astreduce.search.scheduler.Scheduler.outcomes>`).
         """
-        if self.start is None or self.jobs <= 1:
-            for text in texts:
-                yield self._one(text)
-            return
-        yield from self._parallel(texts, if_fails, if_none)
+        return self.scheduler.outcomes(texts, if_fails, if_none)
 
     def close(self) -> None:
         """Cancel every candidate still running ahead (the end of a reduction)."""
-        for pending in self._prefetched.values():
-            pending.cancel()
-        self.speculative += len(self._prefetched)
-        self._prefetched.clear()
+        self.scheduler.close()
 
     @contextmanager
     def parsing_candidates_only(self) -> Iterator[None]:
@@ -158,7 +147,24 @@ class Session:
         finally:
             self.require_parse = saved
 
-    def _rejected(self, key: bytes, text: str) -> bool:
+    # --- the ledger: what the scheduler asks and tells (see scheduler.Ledger) ---
+
+    def peek(self, key: bytes) -> Outcome | None:
+        """The outcome of ``key`` cached in memory (the scheduler's odds ask often: no store)."""
+        return self._cache.get(key)
+
+    def lookup(self, key: bytes) -> Outcome | None:
+        """The cached outcome of ``key``, from memory or else the persistent store."""
+        cached = self._cache.get(key)
+        if cached is None and self.store is not None:
+            cached = self.store.get(key)
+            if cached is not None:
+                self._cache[key] = cached
+        return cached
+
+    def rejected(self, key: bytes, text: str) -> bool:
+        """Whether ``text`` is UNRESOLVED without a test: it does not parse (only
+        within :meth:`parsing_candidates_only`); cached and counted if so."""
         if not self.require_parse or key in self._cache or self._parses(text):
             return False
         self._cache[key] = Outcome.UNRESOLVED
@@ -180,275 +186,14 @@ class Session:
             return False
         return True
 
-    def _one(self, text: str) -> Outcome:
-        if self.stop_requested:
-            raise Interrupted
-        key = _digest(text)
-        if self._rejected(key, text):
-            return Outcome.UNRESOLVED
-        cached = self._lookup(key)
-        if cached is not None:
-            self.cache_hits += 1
-            return cached
-        started = time.monotonic()
-        verdict = self.judge(text)
-        self.oracle_seconds += time.monotonic() - started
-        return self._record(key, text, verdict.outcome)
-
-    def _parallel(
-        self, texts: Iterable[str], if_fails: Callable[[int], Iterable[str]] | None, if_none: Callable[[], str | None] | None
-    ) -> Iterator[Outcome]:
-        """Keep up to ``jobs`` uncached candidates running ahead; yield outcomes in order.
-
-        The consumer decides on outcomes in order, so the first FAIL in the
-        search's own order wins whatever finishes first: results are the same
-        for every ``jobs``. A free slot goes to whichever candidate the search
-        is likeliest to need (from :attr:`fail_rate` and the outcomes of tests
-        that ended but are not read yet): the next one in order, needed if
-        none before it FAILs; the one it tests after a candidate of the
-        window if that one is the first to FAIL (``if_fails``: the first of
-        them that needs a test, for most token deletions do not parse); or,
-        once every candidate is drawn, the one it tests after this call if
-        nothing FAILs (``if_none``). The last two are kept running into the
-        next call, which adopts them if its first candidate that needs a test
-        is theirs. When the consumer stops reading, the rest is cancelled at
-        once.
-        """
-        assert self.start is not None
-        source = iter(texts)
-        window: deque[_Entry] = deque()
-        running: dict[bytes, Pending] = {}
-        inherited = set(self._prefetched)  # started by the previous call: adopted by this one's first test or never
-        drawn = 0  # texts taken from ``source``: the index of the next one
-        branches: dict[int, bytes | None] = {}  # index -> started on its FAIL side (None: nothing to start)
-        look_key: bytes | None = None  # started for after this call
-        looked = exhausted = False
-        kept: bytes | None = None
-        try:
-            while True:
-                slots_full = False
-                while True:
-                    self._read_ended(window, running)
-                    ahead = sum(1 for entry in window if entry.tested)
-                    if ahead + len(self._prefetched) >= self.jobs and not self._deeper(ahead + len(self._prefetched)):
-                        break
-                    if self._busy(running) >= self.jobs:
-                        slots_full = True
-                        break
-                    head = drawn - len(window)  # the index of the next outcome
-                    order_open = not exhausted or (if_none is not None and not looked)
-                    choice = self._likeliest(window, head, branches if if_fails is not None else None, order_open)
-                    if choice is _ORDER:
-                        if not exhausted:
-                            try:
-                                text = next(source)
-                            except StopIteration:
-                                exhausted = True
-                                continue
-                            drawn += 1
-                            inherited = self._draw(window, running, text, inherited)
-                            continue
-                        assert if_none is not None
-                        looked = True
-                        following = if_none()
-                        look_key = self._prefetch(() if following is None else (following,), running)
-                        continue
-                    if choice is None:
-                        break
-                    assert if_fails is not None
-                    branches[choice] = self._prefetch(if_fails(choice), running)
-                if not window:
-                    kept = look_key
-                    return
-                if self.stop_requested:
-                    raise Interrupted
-                if slots_full and window[0].pending is not None and self._another_ends_first(window[0].pending, running):
-                    continue  # a test after the next one ended first: its slot takes a new candidate
-                entry = window.popleft()
-                index = drawn - len(window) - 1
-                outcome = self._read(entry, running)
-                if outcome is Outcome.FAIL:
-                    kept = branches.pop(index, None)
-                self._cancel_prefetched(branches.pop(other) for other in [i for i in branches if i <= index])
-                yield outcome
-        finally:
-            for pending in running.values():
-                pending.cancel()
-            self.speculative += len(running)
-            self._cancel_prefetched([k for k in self._prefetched if k != kept])
-
-    def _likeliest(
-        self, window: deque[_Entry], head: int, branches: dict[int, bytes | None] | None, order_open: bool
-    ) -> int | object | None:
-        """What a free slot should start: ``_ORDER`` (the next in order, or the one after this call
-        once every candidate is drawn), the index whose FAIL side to start, or None: nothing can be needed.
-        Ties go to the order.
-        """
-        reach = 1.0  # the chance the search reads past the entries so far
-        best: int | None = None
-        chance = 0.0
-        for offset, entry in enumerate(window):
-            fails = self._fail_chance(entry)
-            if branches is not None and head + offset not in branches and reach * fails > chance:
-                best, chance = head + offset, reach * fails
-            reach *= 1.0 - fails
-        if order_open and reach > 0 and reach >= chance:
-            return _ORDER
-        return best
-
-    def _fail_chance(self, entry: _Entry) -> float:
-        outcome = entry.outcome if entry.outcome is not None else self._cache.get(entry.key)
-        if outcome is None:
-            return self.fail_rate
-        return 1.0 if outcome is Outcome.FAIL else 0.0
-
-    def _draw(self, window: deque[_Entry], running: dict[bytes, Pending], text: str, inherited: set[bytes]) -> set[bytes]:
-        """Put ``text`` in the window, started unless known or running; the inherited keys still waiting."""
-        key = _digest(text)
-        if inherited and (key in inherited or not self._known(key, text)):
-            self._cancel_prefetched(inherited - {key})  # this call's first test is not theirs
-            inherited = set()
-        if self._rejected(key, text):
-            window.append(_Entry(key, text, outcome=Outcome.UNRESOLVED))
-        elif key in self._prefetched:
-            running[key] = self._prefetched.pop(key)
-            window.append(_Entry(key, text, running[key], tested=True))
-        elif self._lookup(key) is not None or key in running:
-            window.append(_Entry(key, text))
-        else:
-            assert self.start is not None
-            running[key] = self.start(text)
-            window.append(_Entry(key, text, running[key], tested=True))
-        return inherited
-
-    def _read_ended(self, window: deque[_Entry], running: dict[bytes, Pending]) -> None:
-        """Take the verdicts of tests that ended, to know what the search needs next.
-
-        They are recorded (cached, counted) only when read in order; until
-        then their texts stay in ``running``, so that none is started again.
-        """
-        for entry in window:
-            if entry.pending is not None and entry.outcome is None and _ended(entry.pending):
-                started = time.monotonic()
-                verdict = entry.pending.wait()
-                self.oracle_seconds += time.monotonic() - started
-                entry.outcome = verdict.outcome
-                entry.pending = running[entry.key] = Finished(verdict)
-
-    def _read(self, entry: _Entry, running: dict[bytes, Pending]) -> Outcome:
-        """The outcome of the window's first entry, waiting for its test if it runs; recorded."""
-        if entry.pending is not None:
-            started = time.monotonic()
-            verdict = entry.pending.wait()
-            self.oracle_seconds += time.monotonic() - started
-            running.pop(entry.key, None)
-            return self._record(entry.key, entry.text, verdict.outcome)
-        if entry.outcome is not None:  # it does not parse
-            return entry.outcome
-        if entry.key in running:  # the same text is running earlier in the window
-            started = time.monotonic()
-            verdict = running.pop(entry.key).wait()
-            self.oracle_seconds += time.monotonic() - started
-            self._record(entry.key, entry.text, verdict.outcome)
-        return self._hit(entry.key)
-
-    @property
-    def fail_rate(self) -> float:
-        """How likely the next test is to FAIL, from the last outcome (see :attr:`fail_rates`)."""
-        return self.fail_rates[self.last_failed]
-
-    def _deeper(self, ahead: int) -> bool:
-        """Whether to start a candidate with ``ahead`` started before it, when a test that
-        ended early left its slot free (more than ``jobs`` candidates ahead).
-
-        Only while the oracle is what astreduce mostly waits for (a command's
-        test: hundreds of ms): the free core would idle otherwise, so even a
-        candidate unlikely to be needed costs nothing. Under the exec oracle
-        astreduce's own work (rendering, forking) is the limit at ``-j 2``:
-        deeper starts, mostly cancelled, made stdlib_argparse 20% slower.
-        """
-        if ahead >= self.jobs * _AHEAD:
-            return False
-        elapsed = time.monotonic() - self._began
-        return self.oracle_seconds >= 0.6 * elapsed
-
-    def _busy(self, running: dict[bytes, Pending]) -> int:
-        """Tests still running (one that ended but whose outcome is not yet read holds no slot)."""
-        return sum(1 for p in (*running.values(), *self._prefetched.values()) if not _ended(p))
-
-    def _another_ends_first(self, head: Pending, running: dict[bytes, Pending]) -> bool:
-        """Wait until ``head`` ends (False) or another running test does (True).
-
-        Without this a test that ends before the one the search needs next
-        keeps its slot (and a core) idle until that one ends. False at once
-        when a pending cannot say when it ends: the caller then waits for
-        ``head`` alone.
-        """
-        others = [p for p in (*running.values(), *self._prefetched.values()) if p is not head and not _ended(p)]
-        if not others or not callable(getattr(head, "done", None)):
-            return False
-        descriptors: list[int] = []
-        for pending in (head, *others):
-            ready = getattr(pending, "ready_fds", None)
-            fds = ready() if callable(ready) else None
-            if fds is None:
-                return False
-            descriptors += fds
-        while not self.stop_requested:
-            if _ended(head):
-                return False
-            if any(_ended(p) for p in others):
-                return True
-            # at most a fifth of a second: the head's own time limit is checked by done()
-            select.select(descriptors, [], [], 0.2)
-        return False
-
-    def _cancel_prefetched(self, keys: Iterable[bytes | None]) -> None:
-        for key in list(keys):
-            pending = self._prefetched.pop(key, None) if key is not None else None
-            if pending is not None:
-                pending.cancel()
-                self.speculative += 1
-
-    def _prefetch(self, texts: Iterable[str], running: dict[bytes, Pending]) -> bytes | None:
-        """Start the first of ``texts`` that needs a test ahead of its call; its key if started.
-
-        Known texts (cached, or they do not parse) are passed over, as the
-        search will pass over them, up to :data:`_PASSED_OVER` of them; one
-        already running ends the look.
-        """
-        for text in itertools.islice(texts, _PASSED_OVER):
-            key = _digest(text)
-            if key in self._prefetched or key in running:
-                return None
-            if self._known(key, text):
-                continue
-            assert self.start is not None
-            self._prefetched[key] = self.start(text)
-            return key
-        return None
-
-    def _known(self, key: bytes, text: str) -> bool:
-        """Whether the outcome of ``text`` is known without a test: cached, or it does not parse."""
-        return self._rejected(key, text) or self._lookup(key) is not None
-
-    def _lookup(self, key: bytes) -> Outcome | None:
-        cached = self._cache.get(key)
-        if cached is None and self.store is not None:
-            cached = self.store.get(key)
-            if cached is not None:
-                self._cache[key] = cached
-        return cached
-
-    def _hit(self, key: bytes) -> Outcome:
+    def hit(self, key: bytes) -> Outcome:
+        """A cached outcome read in the search's order: one more cache hit."""
         self.cache_hits += 1
         return self._cache[key]
 
-    def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
+    def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
+        """A test's outcome read in the search's order: counted, cached, saved if shorter, shown."""
         self.tests += 1
-        failed = outcome is Outcome.FAIL
-        self.fail_rates[self.last_failed] = 0.9 * self.fail_rates[self.last_failed] + (0.1 if failed else 0.0)
-        self.last_failed = failed
         self._cache[key] = outcome
         if self.store is not None:
             self.store.put(key, outcome)
@@ -463,6 +208,8 @@ class Session:
                 ProgressEvent(self._pass_name, self.tests, self.cache_hits, self.best_size, self.original_size)
             )
         return outcome
+
+    # --- the best -----------------------------------------------------------
 
     def accept(self, text: str) -> bool:
         """Make ``text`` (a candidate known to FAIL) the best if it is smaller; True if it was."""
@@ -512,35 +259,3 @@ class Session:
         self.passes.append(stats)
 
 
-#: Candidates started ahead (running or ended, not yet read) at most, per job.
-_AHEAD = 3
-
-#: Known candidates passed over at most, looking for the first to start ahead.
-_PASSED_OVER = 32
-
-#: What :meth:`Session._likeliest` returns for the next candidate in the search's order.
-_ORDER = object()
-
-
-@dataclass
-class _Entry:
-    """A candidate of the parallel window, in the search's order."""
-
-    key: bytes
-    text: str
-    pending: Pending | None = None
-    """Its own test (:class:`Finished` once its verdict was taken early), until it is read."""
-    outcome: Outcome | None = None
-    """Known before it is read: it does not parse, or its test ended."""
-    tested: bool = False
-    """Its own test was started (it counts as a candidate started ahead)."""
-
-
-def _ended(pending: Pending) -> bool:
-    """Whether a test has ended, when its pending can tell without blocking (else: not yet)."""
-    done = getattr(pending, "done", None)
-    return bool(done()) if callable(done) else False
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).digest()
