@@ -12,17 +12,19 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
 
-from astreduce.errors import AstReduceError
-from astreduce.reduce.report import return_code
+from astreduce.errors import AstReduceError, ReductionStopped
+from astreduce.reduce.report import EXIT_INTERRUPTED, return_code
 from astreduce.reduce.single import StopRequest
 from astreduce.search.session import ProgressEvent
+
+R = TypeVar("R")
 
 #: Seconds a stop request may wait for the current test to end before the search is interrupted.
 STOP_GRACE = 2.0
@@ -74,7 +76,7 @@ def stop_on_signals(stop: StopRequest, grace: float = STOP_GRACE) -> Iterator[No
             signal.signal(number, old)
 
 
-class Progress:
+class ProgressDisplay:
     """A live display on a terminal; a line per pass otherwise."""
 
     def __init__(self, quiet: bool) -> None:
@@ -121,3 +123,44 @@ class Progress:
     def stop(self) -> None:
         if self.live is not None:
             self.live.stop()
+
+
+def run_reduction(
+    work: Callable[[StopRequest, Callable[[ProgressEvent], None]], R],
+    *,
+    quiet: bool,
+    target: object,
+    has_saved: Callable[[], bool],
+    what: str,
+) -> tuple[R, bool]:
+    """Run ``work(stop, progress)`` under the signal handler and the progress display.
+
+    Returns the result and whether the search was stopped (then the result is
+    the best so far, from :class:`~astreduce.errors.ReductionStopped`). An
+    interruption before the search began, or while it was finishing, exits
+    130 at once, saying whether ``target`` holds anything (``has_saved``).
+    """
+    progress = ProgressDisplay(quiet)
+    try:
+        stop = StopRequest()
+        with stop_on_signals(stop):
+            try:
+                return work(stop, progress), False
+            except ReductionStopped as stopped:
+                return stopped.result, True
+            except KeyboardInterrupt:
+                if has_saved():
+                    fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
+                fail(f"interrupted before any smaller reproducing {what} was found; nothing written", EXIT_INTERRUPTED)
+    finally:
+        progress.stop()
+
+
+def exit_after(verified: bool, interrupted: bool, target: object) -> None:
+    """Exit 130 after an interruption (saying where the best result is), 1 when it did not verify."""
+    if interrupted:
+        state = "verified" if verified else "NOT verified"
+        click.echo(f"astreduce: interrupted; best result so far ({state}) written to {target}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    if not verified:
+        sys.exit(1)

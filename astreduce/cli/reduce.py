@@ -5,20 +5,18 @@ from __future__ import annotations
 import filecmp
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from astreduce.cli.common import Progress, errors, fail, stop_on_signals
+from astreduce.cli.common import errors, exit_after, run_reduction
 from astreduce.cli.options import oracle_options, options_from
-from astreduce.errors import ReductionStopped, UsageError
+from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, default_output_dir, read_input, write_tree
-from astreduce.reduce.report import EXIT_INTERRUPTED, write_report
+from astreduce.reduce.report import write_report
 from astreduce.reduce.single import (
     Result,
-    StopRequest,
     check_output_path,
     default_output,
     read_source,
@@ -109,49 +107,34 @@ def _reduce_file(
             write_atomically(target, source.encode(text))
             saved.append(target.name)
 
-        progress = Progress(quiet)
-        error: ReductionStopped | None = None
-        try:
-            stop = StopRequest()
-            with stop_on_signals(stop):
-                try:
-                    result = reduce_source(
-                        source.text,
-                        options=options,
-                        jobs=jobs,
-                        resume=resume,
-                        cache_dir=cache_dir,
-                        encode=source.encode,
-                        strategy=strategy,
-                        transforms=names,
-                        stop=stop,
-                        filename=file.name,
-                        format=format_result,
-                        on_improve=save,
-                        on_progress=progress,
-                        search_path=str(file.resolve().parent),
-                        exhaustive=exhaustive,
-                    )
-                except ReductionStopped as stopped:
-                    error = stopped
-                    result = stopped.result
-                except KeyboardInterrupt:
-                    # before the search began (the original's first run) or while finishing
-                    if saved:
-                        fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
-                    fail("interrupted before any smaller reproducing program was found; nothing written", EXIT_INTERRUPTED)
-        finally:
-            progress.stop()
+        result, interrupted = run_reduction(
+            lambda stop, progress: reduce_source(
+                source.text,
+                options=options,
+                jobs=jobs,
+                resume=resume,
+                cache_dir=cache_dir,
+                encode=source.encode,
+                strategy=strategy,
+                transforms=names,
+                stop=stop,
+                filename=file.name,
+                format=format_result,
+                on_improve=save,
+                on_progress=progress,
+                search_path=str(file.resolve().parent),
+                exhaustive=exhaustive,
+            ),
+            quiet=quiet,
+            target=target,
+            has_saved=lambda: bool(saved),
+            what="program",
+        )
         save(result.text)
         if report_path is not None:
             write_report(report_path, result, str(file), str(target))
-        _summary(result, file, target, quiet)
-        if error is not None:
-            state = "verified" if result.verified else "NOT verified"
-            click.echo(f"astreduce: interrupted; best result so far ({state}) written to {target}", err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        if not result.verified:
-            sys.exit(1)
+        _print_result(result, file, target, quiet)
+        exit_after(result.verified, interrupted, target)
 
 
 def _reduce_tree(
@@ -193,49 +176,35 @@ def _reduce_tree(
             write_tree(target, tree, given.modes)
             saved.append(len(tree))
 
-        progress = Progress(quiet)
-        error: ReductionStopped | None = None
-        try:
-            stop = StopRequest()
-            with stop_on_signals(stop):
-                try:
-                    result = reduce_tree(
-                        given.files,
-                        options,
-                        entry=entry_path,
-                        modes=given.modes,
-                        strategy=strategy,
-                        transforms=names,
-                        jobs=jobs,
-                        format=format_result,
-                        on_improve=save,
-                        on_progress=progress,
-                        stop=stop,
-                    )
-                except ReductionStopped as stopped:
-                    error = stopped
-                    result = stopped.result
-                except KeyboardInterrupt:
-                    if saved:
-                        fail(f"interrupted; best result so far (NOT verified) written to {target}", EXIT_INTERRUPTED)
-                    fail("interrupted before any smaller reproducing tree was found; nothing written", EXIT_INTERRUPTED)
-        finally:
-            progress.stop()
+        result, interrupted = run_reduction(
+            lambda stop, progress: reduce_tree(
+                given.files,
+                options,
+                entry=entry_path,
+                modes=given.modes,
+                strategy=strategy,
+                transforms=names,
+                jobs=jobs,
+                format=format_result,
+                on_improve=save,
+                on_progress=progress,
+                stop=stop,
+            ),
+            quiet=quiet,
+            target=target,
+            has_saved=lambda: bool(saved),
+            what="tree",
+        )
         save(result.tree)
         label = " ".join(str(p) for p in inputs)
         if report_path is not None:
             text = json.dumps(result.report(label, str(target)), indent=2) + "\n"
             report_path.write_text(text, encoding="utf-8")
-        _tree_summary(result, label, target, quiet)
-        if error is not None:
-            state = "verified" if result.verified else "NOT verified"
-            click.echo(f"astreduce: interrupted; best result so far ({state}) written to {target}", err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        if not result.verified:
-            sys.exit(1)
+        _print_tree_result(result, label, target, quiet)
+        exit_after(result.verified, interrupted, target)
 
 
-def _tree_summary(result: TreeResult, label: str, target: Path, quiet: bool) -> None:
+def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool) -> None:
     """One line of figures on stderr; every file of the result on stdout, each under a header."""
     before, after = result.input_size, result.output_size
     ratio = after.tokens / before.tokens if before.tokens else 1.0
@@ -254,7 +223,7 @@ def _tree_summary(result: TreeResult, label: str, target: Path, quiet: bool) -> 
         click.echo(text, nl=not text.endswith("\n"))
 
 
-def _summary(result: Result, file: Path, target: Path, quiet: bool) -> None:
+def _print_result(result: Result, file: Path, target: Path, quiet: bool) -> None:
     before, after = result.input_size, result.output_size
     ratio = after.tokens / before.tokens if before.tokens else 1.0
     for note in result.notes:
