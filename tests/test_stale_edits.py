@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from astreduce.reduce.single import reduce_source
-from astreduce.search.strategies import change_key
+from astreduce.search.greedy import change_key
 
 REPO = Path(__file__).resolve().parent.parent
 

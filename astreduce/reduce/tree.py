@@ -57,7 +57,8 @@ from astreduce.outcome import Outcome
 from astreduce.reduce.single import StopRequest, check_match, configure_tracing, format_with_black, syntax_interpreter
 from astreduce.reduce.report import passes_report
 from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
-from astreduce.search.strategies import STRATEGIES, Plan, apply_greedily, lines_of, run_strategy, unit_pass
+from astreduce.search.greedy import apply_greedily
+from astreduce.search.strategies import STRATEGIES, Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform, load_transforms
 from astreduce.source.tree import ForeignParser, Tree, is_statement
 from astreduce.files import InputTree, check_output_dir, default_output_dir, read_input, write_tree

@@ -80,7 +80,7 @@ class Session:
     compiles: Callable[[str], bool] | None = None
     """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
     stale: set[bytes] = field(default_factory=set)
-    """Keys (:func:`~astreduce.search.strategies.change_key`) of single edits that did not FAIL alone."""
+    """Keys (:func:`~astreduce.search.greedy.change_key`) of single edits that did not FAIL alone."""
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     lookahead: Callable[[str], str | None] | None = None

@@ -1,5 +1,11 @@
 """Strategies: drive delta debugging over keep-lists until the candidate stops shrinking.
 
+A *strategy* is a sequence of *passes*; a pass finds one keep-list of
+opportunities on one parse of the current best and lets a search
+(:mod:`astreduce.search.greedy`) choose which to apply. Every candidate is
+tested through the session (:mod:`astreduce.search.session`), whose scheduler
+decides where and when tests run; nothing here knows about ``-j``.
+
 Invariants every pass keeps:
 
 * **Progress is deterministic.** A pass tests candidates in a fixed order
@@ -8,12 +14,14 @@ Invariants every pass keeps:
 * **The current state is the session's best.** Every candidate that FAILs
   and is smaller than the best so far becomes the best at once (and is
   written to disk); each pass starts from it.
-* **Indices stay valid.** A pass computes its keep-list once from one parse
-  of the current text and renders every candidate from that same tree; it
-  re-parses only between passes.
+* **Indices stay valid after a success.** A pass computes its keep-list
+  once from one parse of the current text and renders every candidate from
+  that same tree; a success only grows the applied set, and the text is
+  re-parsed only between passes.
 * **Big changes first.** Deletion before replacement, outer statements
   before inner ones, whole keep-lists before halves before single elements.
-* **Adaptive batches.** The ``auto`` search tries to apply all of a
+* **Adaptive batches.** The ``auto`` search
+  (:func:`~astreduce.search.greedy.apply_greedily`) tries to apply all of a
   keep-list at once, then halves the chunk size down to one element; a
   final sweep of single elements repeats until nothing applies, which makes
   the result 1-minimal with respect to the pass.
@@ -34,20 +42,18 @@ Strategies:
 
 from __future__ import annotations
 
-import hashlib
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from functools import partial
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import compress
 
-from astreduce.dd import dd
-from astreduce.errors import DDPreconditionError, UsageError
+from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
-from astreduce.source.render import Edit, NodeReducer
+from astreduce.search.greedy import Search, apply_by_ddmin, apply_greedily, apply_greedily_without_parking
 from astreduce.search.session import Session
+from astreduce.source.render import Edit, NodeReducer
 from astreduce.transforms import Opportunity, TextTransform, Transform
 from astreduce.source.tree import Tree, is_statement, parse_or_none
 
@@ -57,230 +63,6 @@ TOKEN_PASS_LIMIT = 3000
 MAX_ROUNDS = 30
 
 STRATEGIES = ("auto", "hdd", "flat", "lines", "chars", "tokens")
-
-
-# --- searches over a keep-list ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Level:
-    """Where a greedy search stands: one chunk size over the opportunities still open."""
-
-    applied: frozenset[int]
-    parked: frozenset[int]
-    chunk: int
-    remaining: tuple[int, ...]
-    keys: dict[int, bytes]
-    """Change keys of single opportunities (chunk 1 only), for parking stale ones."""
-    changed: bool = False
-    position: int = 0
-    texts: dict[int, str] = field(default_factory=dict, compare=False)
-    """The candidates of single opportunities, rendered for their keys: tested as they are while ``applied`` is unchanged."""
-
-
-@dataclass(frozen=True)
-class _Step:
-    """One candidate of a greedy search: chunk ``start`` of ``level``, or all its parked ones at once."""
-
-    level: _Level
-    start: int = 0
-    parked: bool = False
-
-    def stale_key(self) -> bytes | None:
-        if self.parked or not self.level.keys:
-            return None
-        return self.level.keys[self.level.remaining[self.start]]
-
-
-def apply_greedily(
-    session: Session, count: int, render: Callable[[frozenset[int]], str], park: bool = True
-) -> frozenset[int]:
-    """Apply as many of ``count`` opportunities as the oracle allows; return the applied set.
-
-    Chunks of the not-yet-applied opportunities are tried in order, from all
-    of them at once down to single ones; each FAIL is kept. Candidates are
-    handed to the session lazily in the order a sequential search would test
-    them, assuming the earlier ones fail, through every chunk size up to the
-    search's end in one stream, so a parallel executor can run ahead across
-    levels and only a FAIL makes it start over.
-
-    Single opportunities whose change (the changed lines with two lines of
-    context, see :func:`change_key`) already failed alone earlier in the
-    reduction are *stale*: they are not tested one by one again but once, all
-    together, at the end of the search (unless ``park`` is false or
-    ``session.retry_stale``). Later rounds of ``auto`` thus test what changed,
-    not the whole program again. Deletions do not park: deleting a use far
-    away is what lets a definition go (on stdlib_argparse parking them cost
-    5% more tokens).
-    """
-    parking = park and not session.retry_stale
-
-    def enter(applied: frozenset[int], parked: frozenset[int], chunk: int, stale: set[bytes]) -> _Level | None:
-        remaining = [i for i in range(count) if i not in applied and i not in parked]
-        if not remaining:
-            return None
-        chunk = max(1, min(chunk, len(remaining)))
-        keys: dict[int, bytes] = {}
-        texts: dict[int, str] = {}
-        if chunk == 1:
-            base_text = render(applied)
-            texts = {i: render(applied | {i}) for i in remaining}
-            keys = {i: change_key(base_text, texts[i]) for i in remaining}
-            if parking:
-                parked = parked | {i for i in remaining if keys[i] in session.stale or keys[i] in stale}
-                remaining = [i for i in remaining if i not in parked]
-            texts = {i: texts[i] for i in remaining} if len(base_text) * len(remaining) <= _KEPT_TEXT else {}
-        return _Level(applied, parked, chunk, tuple(remaining), keys, texts=texts)
-
-    def next_chunk(level: _Level) -> int:
-        """The chunk size a search goes on with when nothing more of ``level`` applies (0: it ends)."""
-        if level.chunk == 1 and not level.changed:
-            return 0
-        # halving pays while chunks still apply; once a level of several chunks
-        # applies nothing, halves rarely do either: go straight to single elements
-        chunks = -(-len(level.remaining) // level.chunk)
-        return 1 if not level.changed and chunks >= 4 else max(1, level.chunk // 2)
-
-    def after(level: _Level, stale: set[bytes]) -> _Level | None:
-        """The level a search goes on with when nothing more of ``level`` applies."""
-        chunk = next_chunk(level)
-        return enter(level.applied, level.parked, chunk, stale) if chunk else None
-
-    def stream(level: _Level, steps: list[_Step]) -> Iterator[str]:
-        stale: set[bytes] = set()  # singles passed earlier in this stream: stale if it gets that far
-        last = level
-        current: _Level | None = level
-        while current is not None:
-            last = current
-            for start in range(current.position, len(current.remaining), current.chunk):
-                step = _Step(current, start)
-                steps.append(step)
-                key = step.stale_key()
-                if key is not None:
-                    stale.add(key)
-                if current.texts and current.position == 0 and not current.changed:  # applied is still enter()'s
-                    yield current.texts[current.remaining[start]]
-                else:
-                    yield render(current.applied | frozenset(current.remaining[start : start + current.chunk]))
-            current = after(current, stale)
-        if last.parked:
-            steps.append(_Step(last, parked=True))
-            yield render(last.applied | last.parked)
-
-    def failed(step: _Step) -> _Level:
-        """Where the search goes on when ``step`` FAILs."""
-        level = step.level
-        chunk = level.remaining[step.start : step.start + level.chunk]
-        return replace(level, applied=level.applied | frozenset(chunk), changed=True, position=step.start + level.chunk)
-
-    def if_fails(steps: list[_Step], index: int) -> Iterator[str]:
-        """The next candidates if step ``index`` FAILs, lazily, as far as they are cheap to know
-        (up to a level of single opportunities, whose change keys would have to be computed)."""
-        if steps[index].parked:
-            return
-        level: _Level | None = failed(steps[index])
-        while level is not None:
-            for start in range(level.position, len(level.remaining), level.chunk):
-                yield render(level.applied | frozenset(level.remaining[start : start + level.chunk]))
-            level = after(level, set()) if next_chunk(level) > 1 else None
-
-    level = enter(frozenset(), frozenset(), count, set())
-    while level is not None:
-        steps: list[_Step] = []
-        found = session.first_failing(
-            stream(level, steps),
-            lambda index: if_fails(steps, index),
-            None if session.lookahead is None else partial(_looking_ahead, session.lookahead, render, level.applied),
-        )
-        tried = steps if found is None else steps[:found]
-        session.stale.update(key for key in (step.stale_key() for step in tried) if key is not None)
-        if found is None:
-            return level.applied
-        step = steps[found]
-        if step.parked:
-            return step.level.applied | step.level.parked
-        level = failed(step)
-    return frozenset()
-
-
-#: At most this many characters of single-opportunity candidates are kept per search level.
-_KEPT_TEXT = 64 << 20
-
-
-def _looking_ahead(
-    lookahead: Callable[[str], str | None], render: Callable[[frozenset[int]], str], applied: frozenset[int]
-) -> str | None:
-    return lookahead(render(applied))
-
-
-def _retrying_stale(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
-    return apply_greedily(session, count, render, park=False)
-
-
-#: Phases whose edits often become possible through a change far away: never parked.
-_CASCADING_PHASES = frozenset({"delete", "definitions"})
-
-
-def change_key(before: str, after: str, context: int = 2) -> bytes:
-    """A digest of how ``after`` differs from ``before``: the changed lines with ``context`` lines around.
-
-    Equal keys mean the same local edit in the same surroundings, wherever the
-    rest of the program has changed since.
-    """
-    limit = min(len(before), len(after))
-    low, high = 0, limit  # the common prefix's length, by bisection over C-speed slice compares
-    while low < high:
-        middle = (low + high + 1) // 2
-        if before[:middle] == after[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    prefix = low
-    low, high = 0, limit - prefix
-    while low < high:
-        middle = (low + high + 1) // 2
-        if before[len(before) - middle :] == after[len(after) - middle :]:
-            low = middle
-        else:
-            high = middle - 1
-    suffix = low
-    start = before.rfind("\n", 0, prefix) + 1  # the changed line's start
-    for _ in range(context):
-        start = before.rfind("\n", 0, start - 1) + 1 if start > 0 else 0
-    end_before, end_after = len(before) - suffix, len(after) - suffix
-    tail = end_before
-    for _ in range(context + 1):
-        found = before.find("\n", tail)
-        tail = len(before) if found < 0 else found + 1
-    extra = tail - end_before
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(before[start:tail].encode("utf-8", "surrogateescape"))
-    digest.update(b"\0")
-    digest.update(after[start : end_after + extra].encode("utf-8", "surrogateescape"))
-    return digest.digest()
-
-
-def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
-    """The literature's way: ddmin minimises the keep-list; the rest is applied."""
-    everything = frozenset(range(count))
-
-    def text_of(kept: Sequence[int]) -> str:
-        return render(everything - frozenset(kept))
-
-    def test(kept: Sequence[int]) -> Outcome:
-        return session.outcome(text_of(kept))
-
-    def batch(configs: list[Sequence[int]]) -> Iterator[Outcome]:
-        return session.outcomes(text_of(c) for c in configs)
-
-    try:
-        result = dd(list(range(count)), test, "-", batch=batch)
-    except DDPreconditionError:  # the current text no longer fails: nothing to apply
-        return frozenset()
-    return everything - frozenset(result.failing)
-
-
-Search = Callable[[Session, int, Callable[[frozenset[int]], str]], frozenset[int]]
 
 
 # --- passes -------------------------------------------------------------------
@@ -479,6 +261,10 @@ def _statement_level(tree: Tree, node_id: int) -> int:
     return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
 
 
+#: Phases whose edits often become possible through a change far away: never parked.
+_CASCADING_PHASES = frozenset({"delete", "definitions"})
+
+
 @dataclass(frozen=True)
 class _NodePass:
     """A pass of ``auto`` found on a tree: where it is in the round, its label, keep-list and search."""
@@ -518,7 +304,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             ):
                 phase, step = phase + 1, 0
                 continue
-            label, search = f"delete statements, level {step}", _retrying_stale
+            label, search = f"delete statements, level {step}", apply_greedily_without_parking
         elif kind == "elements":
             if step == 0:
                 step = 1
@@ -529,14 +315,14 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
                 o for o in transform.opportunities(tree)
                 if tree.nodes[o.target].depth == step and not is_statement(tree.nodes[o.target].kind)
             ]
-            label, search = f"delete, depth {step}", _retrying_stale
+            label, search = f"delete, depth {step}", apply_greedily_without_parking
         else:
             proposals = [o for o in transform.opportunities(tree) if o.rank == step]
             if not proposals:
                 phase, step = phase + 1, 0
                 continue
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            search = _retrying_stale if transform.phase in _CASCADING_PHASES else apply_greedily
+            search = apply_greedily_without_parking if transform.phase in _CASCADING_PHASES else apply_greedily
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:

@@ -1,0 +1,256 @@
+"""Searches over a keep-list: which of a pass's opportunities to apply.
+
+A pass (:mod:`astreduce.search.strategies`) finds ``count`` opportunities on
+one parse of the current best and a ``render`` that turns a set of them into
+a candidate text; a search picks the set to apply by asking the session
+which candidates FAIL. :func:`apply_greedily` is astreduce's own search,
+:func:`apply_by_ddmin` the literature's.
+
+Invariants the greedy search keeps:
+
+* **Progress is deterministic.** Candidates are tested in a fixed order
+  derived from the opportunities only, and handed to the session in that
+  order; with ``-j`` > 1 the scheduler may run them ahead, but the first
+  FAIL in that order wins, so the applied set does not depend on ``-j``.
+* **Indices stay valid after a success.** Opportunities are numbered once
+  per pass; a FAIL only adds indices to the applied set, and every later
+  candidate is rendered from the same tree with that set, so no index moves.
+* **Big changes first.** All of the open opportunities at once, then halves,
+  then single ones; each chunk that FAILs is kept.
+* **Batches that adapt.** Chunks halve while they still apply; a level of
+  four chunks or more that applies nothing goes straight to single ones.
+  Singles whose change (:func:`change_key`) already failed alone are parked
+  and tried once, together, at the end: later rounds test what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+
+from astreduce.dd import dd
+from astreduce.errors import DDPreconditionError
+from astreduce.outcome import Outcome
+from astreduce.search.session import Session
+
+
+@dataclass(frozen=True)
+class _Level:
+    """Where a greedy search stands: one chunk size over the opportunities still open."""
+
+    applied: frozenset[int]
+    parked: frozenset[int]
+    chunk: int
+    remaining: tuple[int, ...]
+    keys: dict[int, bytes]
+    """Change keys of single opportunities (chunk 1 only), for parking stale ones."""
+    changed: bool = False
+    position: int = 0
+    texts: dict[int, str] = field(default_factory=dict, compare=False)
+    """The candidates of single opportunities, rendered for their keys: tested as they are while ``applied`` is unchanged."""
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One candidate of a greedy search: chunk ``start`` of ``level``, or all its parked ones at once."""
+
+    level: _Level
+    start: int = 0
+    parked: bool = False
+
+    def stale_key(self) -> bytes | None:
+        if self.parked or not self.level.keys:
+            return None
+        return self.level.keys[self.level.remaining[self.start]]
+
+
+def apply_greedily(
+    session: Session, count: int, render: Callable[[frozenset[int]], str], park: bool = True
+) -> frozenset[int]:
+    """Apply as many of ``count`` opportunities as the oracle allows; return the applied set.
+
+    Chunks of the not-yet-applied opportunities are tried in order, from all
+    of them at once down to single ones; each FAIL is kept. Candidates are
+    handed to the session lazily in the order a sequential search would test
+    them, assuming the earlier ones fail, through every chunk size up to the
+    search's end in one stream, so a parallel executor can run ahead across
+    levels and only a FAIL makes it start over.
+
+    Single opportunities whose change (the changed lines with two lines of
+    context, see :func:`change_key`) already failed alone earlier in the
+    reduction are *stale*: they are not tested one by one again but once, all
+    together, at the end of the search (unless ``park`` is false or
+    ``session.retry_stale``). Later rounds of ``auto`` thus test what changed,
+    not the whole program again. Deletions do not park: deleting a use far
+    away is what lets a definition go (on stdlib_argparse parking them cost
+    5% more tokens).
+    """
+    parking = park and not session.retry_stale
+
+    def enter(applied: frozenset[int], parked: frozenset[int], chunk: int, stale: set[bytes]) -> _Level | None:
+        remaining = [i for i in range(count) if i not in applied and i not in parked]
+        if not remaining:
+            return None
+        chunk = max(1, min(chunk, len(remaining)))
+        keys: dict[int, bytes] = {}
+        texts: dict[int, str] = {}
+        if chunk == 1:
+            base_text = render(applied)
+            texts = {i: render(applied | {i}) for i in remaining}
+            keys = {i: change_key(base_text, texts[i]) for i in remaining}
+            if parking:
+                parked = parked | {i for i in remaining if keys[i] in session.stale or keys[i] in stale}
+                remaining = [i for i in remaining if i not in parked]
+            texts = {i: texts[i] for i in remaining} if len(base_text) * len(remaining) <= _KEPT_TEXT else {}
+        return _Level(applied, parked, chunk, tuple(remaining), keys, texts=texts)
+
+    def next_chunk(level: _Level) -> int:
+        """The chunk size a search goes on with when nothing more of ``level`` applies (0: it ends)."""
+        if level.chunk == 1 and not level.changed:
+            return 0
+        # halving pays while chunks still apply; once a level of several chunks
+        # applies nothing, halves rarely do either: go straight to single elements
+        chunks = -(-len(level.remaining) // level.chunk)
+        return 1 if not level.changed and chunks >= 4 else max(1, level.chunk // 2)
+
+    def after(level: _Level, stale: set[bytes]) -> _Level | None:
+        """The level a search goes on with when nothing more of ``level`` applies."""
+        chunk = next_chunk(level)
+        return enter(level.applied, level.parked, chunk, stale) if chunk else None
+
+    def stream(level: _Level, steps: list[_Step]) -> Iterator[str]:
+        stale: set[bytes] = set()  # singles passed earlier in this stream: stale if it gets that far
+        last = level
+        current: _Level | None = level
+        while current is not None:
+            last = current
+            for start in range(current.position, len(current.remaining), current.chunk):
+                step = _Step(current, start)
+                steps.append(step)
+                key = step.stale_key()
+                if key is not None:
+                    stale.add(key)
+                if current.texts and current.position == 0 and not current.changed:  # applied is still enter()'s
+                    yield current.texts[current.remaining[start]]
+                else:
+                    yield render(current.applied | frozenset(current.remaining[start : start + current.chunk]))
+            current = after(current, stale)
+        if last.parked:
+            steps.append(_Step(last, parked=True))
+            yield render(last.applied | last.parked)
+
+    def failed(step: _Step) -> _Level:
+        """Where the search goes on when ``step`` FAILs."""
+        level = step.level
+        chunk = level.remaining[step.start : step.start + level.chunk]
+        return replace(level, applied=level.applied | frozenset(chunk), changed=True, position=step.start + level.chunk)
+
+    def if_fails(steps: list[_Step], index: int) -> Iterator[str]:
+        """The next candidates if step ``index`` FAILs, lazily, as far as they are cheap to know
+        (up to a level of single opportunities, whose change keys would have to be computed)."""
+        if steps[index].parked:
+            return
+        level: _Level | None = failed(steps[index])
+        while level is not None:
+            for start in range(level.position, len(level.remaining), level.chunk):
+                yield render(level.applied | frozenset(level.remaining[start : start + level.chunk]))
+            level = after(level, set()) if next_chunk(level) > 1 else None
+
+    level = enter(frozenset(), frozenset(), count, set())
+    while level is not None:
+        steps: list[_Step] = []
+        found = session.first_failing(
+            stream(level, steps),
+            lambda index: if_fails(steps, index),
+            None if session.lookahead is None else partial(_looking_ahead, session.lookahead, render, level.applied),
+        )
+        tried = steps if found is None else steps[:found]
+        session.stale.update(key for key in (step.stale_key() for step in tried) if key is not None)
+        if found is None:
+            return level.applied
+        step = steps[found]
+        if step.parked:
+            return step.level.applied | step.level.parked
+        level = failed(step)
+    return frozenset()
+
+
+#: At most this many characters of single-opportunity candidates are kept per search level.
+_KEPT_TEXT = 64 << 20
+
+
+def _looking_ahead(
+    lookahead: Callable[[str], str | None], render: Callable[[frozenset[int]], str], applied: frozenset[int]
+) -> str | None:
+    return lookahead(render(applied))
+
+
+def apply_greedily_without_parking(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
+    """:func:`apply_greedily` testing every single opportunity, stale or not: for deletions
+    and other edits that a change far away makes possible."""
+    return apply_greedily(session, count, render, park=False)
+
+
+def change_key(before: str, after: str, context: int = 2) -> bytes:
+    """A digest of how ``after`` differs from ``before``: the changed lines with ``context`` lines around.
+
+    Equal keys mean the same local edit in the same surroundings, wherever the
+    rest of the program has changed since.
+    """
+    limit = min(len(before), len(after))
+    low, high = 0, limit  # the common prefix's length, by bisection over C-speed slice compares
+    while low < high:
+        middle = (low + high + 1) // 2
+        if before[:middle] == after[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    prefix = low
+    low, high = 0, limit - prefix
+    while low < high:
+        middle = (low + high + 1) // 2
+        if before[len(before) - middle :] == after[len(after) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    suffix = low
+    start = before.rfind("\n", 0, prefix) + 1  # the changed line's start
+    for _ in range(context):
+        start = before.rfind("\n", 0, start - 1) + 1 if start > 0 else 0
+    end_before, end_after = len(before) - suffix, len(after) - suffix
+    tail = end_before
+    for _ in range(context + 1):
+        found = before.find("\n", tail)
+        tail = len(before) if found < 0 else found + 1
+    extra = tail - end_before
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(before[start:tail].encode("utf-8", "surrogateescape"))
+    digest.update(b"\0")
+    digest.update(after[start : end_after + extra].encode("utf-8", "surrogateescape"))
+    return digest.digest()
+
+
+def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
+    """The literature's way: ddmin minimises the keep-list; the rest is applied."""
+    everything = frozenset(range(count))
+
+    def text_of(kept: Sequence[int]) -> str:
+        return render(everything - frozenset(kept))
+
+    def test(kept: Sequence[int]) -> Outcome:
+        return session.outcome(text_of(kept))
+
+    def batch(configs: list[Sequence[int]]) -> Iterator[Outcome]:
+        return session.outcomes(text_of(c) for c in configs)
+
+    try:
+        result = dd(list(range(count)), test, "-", batch=batch)
+    except DDPreconditionError:  # the current text no longer fails: nothing to apply
+        return frozenset()
+    return everything - frozenset(result.failing)
+
+
+#: A search over a keep-list: (session, number of opportunities, render) -> the applied set.
+Search = Callable[[Session, int, Callable[[frozenset[int]], str]], frozenset[int]]
