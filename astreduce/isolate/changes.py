@@ -1,0 +1,157 @@
+"""The change model of ``astreduce isolate``: what a change is and how changes apply.
+
+A :class:`Change` is one element of dd's configurations: edits to one file
+(spans of the OLD text and their replacements) that go in or out together,
+or a whole file added or removed. Any subset of the changes between two
+versions applies to OLD (:func:`apply_changes`) and all of them give NEW.
+Here live the changes that need no syntax: difflib's line hunks
+(:func:`line_changes`) and one change per file of a tree
+(:func:`tree_changes`); the syntax-aware ones come from
+:mod:`astreduce.isolate.align`. The diffs of two trees (:func:`unified_diff`,
+:func:`changed_lines`) close the module: they are how a result is shown.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from astreduce.files import FileTree
+
+Granularity = Literal["lines", "statements", "functions"]
+GRANULARITIES: tuple[Granularity, ...] = ("lines", "statements", "functions")
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace ``old[start:end]`` (character offsets into the OLD file) by ``text``."""
+
+    start: int
+    end: int
+    text: str
+    order: int
+    """Position among all edits of the file: orders insertions at the same offset."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One element of a configuration: edits to one file, applied together.
+
+    ``presence`` is ``True`` for a file that NEW adds and ``False`` for one it
+    removes; ``None`` when the file exists in both versions.
+    """
+
+    path: str
+    edits: tuple[Edit, ...]
+    label: str
+    presence: bool | None = None
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.label}" if self.path else self.label
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """``text`` with ``edits`` (non-overlapping spans of it) applied."""
+    parts: list[str] = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.order)):
+        if edit.start < position:
+            raise ValueError(f"overlapping edits at offset {edit.start}")
+        parts.append(text[position : edit.start])
+        parts.append(edit.text)
+        position = edit.end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def apply_changes(old: Mapping[str, str], changes: Iterable[Change]) -> FileTree:
+    """The tree ``old`` with ``changes`` applied (the others left as in ``old``)."""
+    edits: dict[str, list[Edit]] = {}
+    presence: dict[str, bool] = {}
+    for change in changes:
+        edits.setdefault(change.path, []).extend(change.edits)
+        if change.presence is not None:
+            presence[change.path] = change.presence
+    result = dict(old)
+    for path, chosen in edits.items():
+        if presence.get(path) is False:
+            result.pop(path, None)
+        elif path in old or presence.get(path):
+            result[path] = apply_edits(old.get(path, ""), chosen)
+    return result
+
+
+def line_offsets(lines: Sequence[str]) -> list[int]:
+    """The character offset where each line starts, and the end."""
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    return offsets
+
+
+def line_changes(old: str, new: str, path: str = "") -> list[Change]:
+    """difflib's line hunks: every maximal run of changed lines is one change."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    offsets = line_offsets(a)
+    changes = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for order, (tag, i1, i2, j1, j2) in enumerate(op for op in matcher.get_opcodes() if op[0] != "equal"):
+        edit = Edit(offsets[i1], offsets[i2], "".join(b[j1:j2]), order)
+        where = f"line {i1 + 1}" if i2 - i1 <= 1 else f"lines {i1 + 1}-{i2}"
+        verb = {"replace": "replaced", "delete": "removed", "insert": "added before"}[tag]
+        if tag == "insert":
+            where = f"line {i1 + 1}" if i1 < len(a) else "the end"
+        changes.append(Change(path, (edit,), f"{verb} {where} (+{j2 - j1} -{i2 - i1})"))
+    return changes
+
+
+def tree_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]:
+    """One change per file added, removed or changed, in path order."""
+    changes = []
+    for path in sorted(set(old) | set(new)):
+        before, after = old.get(path), new.get(path)
+        if before == after:
+            continue
+        if before is None:
+            changes.append(Change(path, (Edit(0, 0, after or "", 0),), "file added", presence=True))
+        elif after is None:
+            changes.append(Change(path, (Edit(0, len(before), "", 0),), "file removed", presence=False))
+        else:
+            changes.append(Change(path, (Edit(0, len(before), after, 0),), "file changed"))
+    return changes
+
+
+# --- diffs --------------------------------------------------------------------
+
+
+def unified_diff(before: Mapping[str, str], after: Mapping[str, str], context: int = 3) -> str:
+    """A unified diff (``a/PATH``, ``b/PATH``; ``patch -p1`` applies it) of two trees."""
+    out: list[str] = []
+    for path in sorted(set(before) | set(after)):
+        a, b = before.get(path), after.get(path)
+        if a == b:
+            continue
+        lines = difflib.unified_diff(
+            (a or "").splitlines(keepends=True),
+            (b or "").splitlines(keepends=True),
+            fromfile=f"a/{path}" if a is not None else "/dev/null",
+            tofile=f"b/{path}" if b is not None else "/dev/null",
+            n=context,
+        )
+        for line in lines:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def changed_lines(before: Mapping[str, str], after: Mapping[str, str]) -> int:
+    """Lines removed plus lines added between two trees."""
+    total = 0
+    for path in set(before) | set(after):
+        a = (before.get(path) or "").splitlines()
+        b = (after.get(path) or "").splitlines()
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        total += sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
+    return total
