@@ -108,6 +108,12 @@ class Ledger(Protocol):
         ...
 
 
+#: The hint ``if_fails(i)``: what the search tests next, in order, if candidate ``i`` is the first to FAIL.
+IfFails = Callable[[int], Iterable[str]]
+#: The hint ``if_none()``: what the search tests next if no candidate FAILs (None: not known).
+IfNone = Callable[[], "str | None"]
+
+
 def digest(text: str) -> bytes:
     """The key of a candidate text in caches and among running tests."""
     return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).digest()
@@ -145,12 +151,7 @@ class Scheduler:
         """How likely the next test is to FAIL, from the last outcome (see :attr:`fail_rates`)."""
         return self.fail_rates[self.last_failed]
 
-    def outcomes(
-        self,
-        texts: Iterable[str],
-        if_fails: Callable[[int], Iterable[str]] | None = None,
-        if_none: Callable[[], str | None] | None = None,
-    ) -> Iterator[Outcome]:
+    def outcomes(self, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None) -> Iterator[Outcome]:
         """Outcomes of candidate texts, lazily, in order; cached ones cost no test.
 
         ``if_fails(i)`` gives the texts the search tests next, in order, if
@@ -201,9 +202,7 @@ class Scheduler:
 
     # --- speculation --------------------------------------------------------
 
-    def _parallel(
-        self, texts: Iterable[str], if_fails: Callable[[int], Iterable[str]] | None, if_none: Callable[[], str | None] | None
-    ) -> Iterator[Outcome]:
+    def _parallel(self, texts: Iterable[str], if_fails: IfFails | None, if_none: IfNone | None) -> Iterator[Outcome]:
         """Keep up to ``jobs`` uncached candidates running ahead; yield outcomes in order.
 
         The consumer decides on outcomes in order, so the first FAIL in the

@@ -27,7 +27,7 @@ from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore
-from astreduce.search.scheduler import Interrupted, Processes, Scheduler
+from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler
 
 __all__ = ["Interrupted", "PassStats", "ProgressEvent", "Session"]
 
@@ -109,20 +109,9 @@ class Session:
             return result
         raise AssertionError("no outcome")  # pragma: no cover
 
-    def outcomes(
-        self,
-        texts: Iterable[str],
-        if_fails: Callable[[int], Iterable[str]] | None = None,
-        if_none: Callable[[], str | None] | None = None,
-    ) -> Iterator[Outcome]:
-        """Outcomes of candidate texts, lazily, in order; cached ones cost no test.
-
-        ``if_fails(i)`` gives the texts the search tests next, in order, if
-        the ``i``-th candidate FAILs (read lazily: up to the first that needs
-        a test); ``if_none()`` the one it tests next if none does (None: not
-        known). With ``jobs`` > 1 the scheduler may start them early
-        (:meth:`Scheduler.outcomes <astreduce.search.scheduler.Scheduler.outcomes>`).
-        """
+    def outcomes(self, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None) -> Iterator[Outcome]:
+        """Outcomes of candidate texts, lazily, in order, from the scheduler (the hints ``if_fails``
+        and ``if_none``: see :meth:`Scheduler.outcomes <astreduce.search.scheduler.Scheduler.outcomes>`)."""
         return self.scheduler.outcomes(texts, if_fails, if_none)
 
     def close(self) -> None:
@@ -227,12 +216,7 @@ class Session:
                 self.on_improve(text)
         return True
 
-    def first_failing(
-        self,
-        texts: Iterable[str],
-        if_fails: Callable[[int], Iterable[str]] | None = None,
-        if_none: Callable[[], str | None] | None = None,
-    ) -> int | None:
+    def first_failing(self, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None) -> int | None:
         """Index of the first candidate that FAILs, testing lazily in order (the hints: see :meth:`outcomes`)."""
         results = self.outcomes(texts, if_fails, if_none)
         try:

@@ -51,11 +51,16 @@ from itertools import compress
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
-from astreduce.search.greedy import Search, apply_by_ddmin, apply_greedily, apply_greedily_without_parking
+from astreduce.search.greedy import (
+    Search,
+    apply_by_ddmin,
+    apply_greedily,
+    apply_greedily_without_parking,
+)
 from astreduce.search.session import Session
 from astreduce.source.render import Edit, NodeReducer
-from astreduce.transforms import Opportunity, TextTransform, Transform
 from astreduce.source.tree import Tree, is_statement, parse_or_none
+from astreduce.transforms import Opportunity, TextTransform, Transform
 
 #: Largest result (in tokens) on which ``auto`` runs a token-level pass.
 TOKEN_PASS_LIMIT = 3000
