@@ -213,3 +213,53 @@ def test_a_fail_that_ended_early_steers_the_free_slot_to_its_fail_side() -> None
         session.close()
     assert "start after c1" in log[: log.index("end c0")], log
     assert "start c2" not in log, log
+
+
+class _Book:
+    """The least a :class:`~astreduce.search.scheduler.Ledger` needs: a dict and two counters."""
+
+    def __init__(self) -> None:
+        self.stop_requested = False
+        self.oracle_seconds = 0.0
+        self.cache: dict[bytes, Outcome] = {}
+        self.tests = self.hits = 0
+
+    def peek(self, key: bytes) -> Outcome | None:
+        return self.cache.get(key)
+
+    lookup = peek
+
+    def rejected(self, key: bytes, text: str) -> bool:
+        return False
+
+    def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
+        self.tests += 1
+        self.cache[key] = outcome
+        return outcome
+
+    def hit(self, key: bytes) -> Outcome:
+        self.hits += 1
+        return self.cache[key]
+
+
+def test_any_backend_plugs_into_the_scheduler_and_outcomes_come_in_order() -> None:
+    # a backend is anything with start(candidate) -> Pending: here not an oracle but a
+    # simulated cluster whose tests say they ended at once, out of the search's order
+    from astreduce.search.scheduler import Scheduler
+
+    class Cluster:
+        def __init__(self) -> None:
+            self.oracle = Needles("needle", ended_at_once=lambda text: text.endswith("3"))
+
+        def start(self, candidate: str) -> _Pending:
+            return self.oracle.start(candidate)
+
+    texts = ["a1", "a2", "needle a3", "a4", "a2", "needle a6"]
+    expected = [Outcome.FAIL if "needle" in t else Outcome.PASS for t in texts]
+    for jobs in (1, 2, 3):
+        cluster, book = Cluster(), _Book()
+        scheduler = Scheduler(book, cluster.oracle.judge, cluster, jobs)
+        assert list(scheduler.outcomes(texts)) == expected
+        scheduler.close()
+        assert (book.tests, book.hits) == (5, 1)
+        assert all(p.state != "running" for p in cluster.oracle.started)
