@@ -14,7 +14,7 @@ reports its figures.
   Markdown; :func:`write_csv` and :func:`write_json` save them;
   :func:`plot_comparison` draws the size-over-tests curves (matplotlib, an
   optional dependency imported only when a plot is asked for).
-* :data:`compare_command` is the ``astreduce compare`` click command.
+* The ``astreduce compare`` command is :mod:`astreduce.cli.compare`; nothing here imports click.
 
 Size over tests. ``Session.history`` records the best size when a pass ends,
 so a strategy that is a single ddmin pass (``lines``, ``chars``, ``tokens``,
@@ -32,26 +32,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
-
 from astreduce.errors import ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target
 from astreduce.oracles.options import OracleOptions
-from astreduce.reduce.single import (
-    Result,
-    StopRequest,
-    check_parses,
-    reduce_source,
-    syntax_interpreter,
-)
+from astreduce.reduce.single import Result, StopRequest, reduce_source
 from astreduce.search.session import PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
+from astreduce.source.syntax import check_parses, syntax_interpreter
 from astreduce.source.tree import ForeignParser
 
 #: The order of the table and the default ``--strategies``: the literature's
@@ -208,7 +202,7 @@ def _row(result: Result, tracker: _Tracker, note: str = "") -> ComparisonRow:
 
 def compare(
     text: str,
-    oracle: Oracle,
+    oracle: Oracle[str],
     strategies: Sequence[str] = DEFAULT_STRATEGIES,
     *,
     filename: str = "candidate.py",
@@ -300,7 +294,7 @@ def _check_strategies(strategies: Sequence[str]) -> None:
 
 
 def describe_oracle(
-    oracle: Oracle, options: OracleOptions | None = None, append_name: str | None = None
+    oracle: Oracle[str], options: OracleOptions | None = None, append_name: str | None = None
 ) -> str:
     """A short description of the oracle for titles: what makes a candidate interesting."""
     kind = options.kind if options is not None else "exec"
@@ -411,18 +405,24 @@ def render_table(
     return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, body)]) + "\n"
 
 
+def _write(text: str) -> None:
+    """Write ``text`` to stdout at once (as ``click.echo`` did, without importing click here)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def print_table(
     rows: Sequence[ComparisonRow], original: str | None, title: str, style: str
 ) -> None:
     """Print to stdout: Markdown when asked, a rich table on a terminal, else plain text."""
     if style == "markdown":
-        click.echo(render_table(rows, original, "markdown"), nl=False)
+        _write(render_table(rows, original, "markdown"))
         return
     from rich.console import Console
 
     console = Console()
     if not console.is_terminal:
-        click.echo(render_table(rows, original, "plain"), nl=False)
+        _write(render_table(rows, original, "plain"))
         return
     from rich.table import Table
 

@@ -1,6 +1,11 @@
-"""A multi-file reduction's files on disk: reading the input, checking and writing the output.
+"""Sources and trees on disk: reading them, checking where the output goes, writing it.
 
-The input is a directory, several files, or both; it is read once, and never
+One file (:func:`read_source`, :class:`Source`) is read in its own encoding
+(PEP 263 cookie, BOM) and written back the same way, atomically
+(:func:`write_atomically`), to a path checked before any work is done
+(:func:`check_output_path`).
+
+A multi-file reduction's input is a directory, several files, or both; it is read once, and never
 written. Its files become a tree: relative path (with ``/``) → text, decoded
 as UTF-8 with ``surrogateescape`` so that any bytes (another encoding, a
 binary file) are written back exactly as they were read.
@@ -19,14 +24,148 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import stat
 import tempfile
+import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from astreduce.errors import UsageError
+
+#: PEP 263's coding declaration, as the tokenizer looks for it on the first two lines.
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _cookie_line(lines: list[str]) -> str | None:
+    """The line of ``lines`` (the first two of a file) that declares its encoding, if any."""
+    for number, line in enumerate(lines[:2]):
+        if _COOKIE.match(line):
+            return line
+        if number == 0 and line.strip() and not line.lstrip().startswith("#"):
+            return None  # code on line 1: a cookie on line 2 does not count
+    return None
+
+
+@dataclass
+class Source:
+    """A text file as read: the text plus what is needed to write it back the same way."""
+
+    text: str
+    encoding: str = "utf-8"
+    bom: bool = False
+    cookie: str | None = None
+    """The original's coding declaration line (with its line ending), if it had one."""
+
+    def encode(self, text: str) -> bytes:
+        """``text`` in the original's encoding, BOM included.
+
+        A candidate is run as text, so a reduction may drop the coding
+        declaration (it is only a comment) while non-ASCII characters remain;
+        written in a non-UTF-8 encoding without it, the file would no longer
+        run. The original's declaration is put back in that case.
+        """
+        data = text.encode(self.encoding, errors="surrogateescape")
+        if self.cookie is not None and not data.isascii() and _cookie_line(text.splitlines(keepends=True)) is None:
+            data = _with_cookie(text, self.cookie).encode(self.encoding, errors="surrogateescape")
+        return (b"\xef\xbb\xbf" + data) if self.bom else data
+
+
+def _with_cookie(text: str, cookie: str) -> str:
+    """``text`` with the declaration line ``cookie`` first (after a ``#!`` line, if any)."""
+    if not cookie.endswith(("\n", "\r")):
+        cookie += newline_of(text)
+    if text.startswith("#!"):
+        first, newline, rest = text.partition("\n")
+        if newline:
+            return first + newline + cookie + rest
+        return text + newline_of(cookie) + cookie
+    return cookie + text
+
+
+def newline_of(text: str, default: str = "\n") -> str:
+    """The line ending of the first line of ``text``, or ``default`` when it has none."""
+    match = re.search(r"\r\n|\n|\r", text)
+    return match.group() if match else default
+
+
+def read_source(path: str | Path) -> Source:
+    """Read a file keeping its encoding (PEP 263 cookie, BOM) and its line endings.
+
+    Raises:
+        UsageError: the file is missing, unreadable, or not text.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not a file") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
+    except SyntaxError as error:
+        head = data[3:1024] if data.startswith(b"\xef\xbb\xbf") else data[:1024]
+        if _cookie_line(head.decode("latin-1").splitlines(keepends=True)[:2]) is not None:
+            # an unknown codec, or a declaration that contradicts the BOM
+            raise UsageError(f"{path}: bad coding declaration: {error.msg}") from None
+        encoding = "utf-8"  # the first lines are not UTF-8: the decoding below says where
+    bom = encoding == "utf-8-sig"
+    if bom:
+        data = data[3:]
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise UsageError(
+            f"{path}:{line}: not {encoding} text (byte 0x{data[error.start]:02x}): "
+            "a binary file, or a missing coding declaration?"
+        ) from None
+    except LookupError:
+        raise UsageError(f"{path}: unknown encoding {encoding}") from None
+    return Source(text, encoding, bom, _cookie_line(text.splitlines(keepends=True)[:2]))
+
+
+def default_output(path: str | Path) -> Path:
+    """Where a reduction of ``path`` goes by default: ``NAME.reduced.py`` next to it."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.reduced{path.suffix or '.py'}")
+
+
+def check_output_path(target: Path, source: Path | None = None, what: str = "output") -> None:
+    """Raise UsageError, before any work is done, when ``target`` cannot be written.
+
+    Args:
+        target: the file to be written.
+        source: the input file; ``target`` must not be it.
+        what: how the error message names ``target``.
+    """
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{target}: the {what} is a directory")
+    if source is not None and target.resolve() == source.resolve():
+        raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that no reader ever sees a partial file."""
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)  # no fsync: it protects against power loss, not a killed
+            # process, and costs more than a test on a busy disk for every improvement
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# --- trees of files -----------------------------------------------------------------
 
 #: Folders never read from an input directory: caches, version control, environments.
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".venv", ".nox"})

@@ -35,6 +35,7 @@ from astreduce import reduce_source
 from astreduce.oracles.options import OracleOptions
 from astreduce.source.render import NodeReducer
 from astreduce.transforms import Transform, registered_transforms
+from astreduce.oracles.trace import Tracer
 from astreduce.transforms.constants import ValueFromTrace
 from astreduce.source.tree import parse
 
@@ -117,8 +118,7 @@ def compile_rates(root: Path) -> dict[str, dict[str, tuple[int, int]]]:
         for name, cls in scope_transforms().items():
             transform = cls()
             if isinstance(transform, ValueFromTrace):
-                transform.append = appended
-                transform.search_path = folder
+                transform.configure(recorder=Tracer(append=appended, search_path=folder))
             good = tried = 0
             for opportunity in transform.opportunities(tree):
                 tried += 1
@@ -173,7 +173,7 @@ def test_value_from_trace_records_values_of_the_appended_test(tmp_path: Path) ->
     tree = parse("def area(width, height):\n    return width * height\n")
     transform = ValueFromTrace()
     alone = list(transform.opportunities(tree))
-    transform.configure(append="area(3, 4)\n", search_path=str(tmp_path))
+    transform.configure(recorder=Tracer(append="area(3, 4)\n", search_path=str(tmp_path)))
     proposed = {NodeReducer(tree).render(o.edits) for o in transform.opportunities(tree)}
     assert not alone
     assert "def area(width, height):\n    return 12\n" in proposed
@@ -181,7 +181,7 @@ def test_value_from_trace_records_values_of_the_appended_test(tmp_path: Path) ->
 
 def test_value_from_trace_keeps_the_values_of_a_program_that_hangs() -> None:
     transform = ValueFromTrace()
-    transform.configure(timeout=1.0)
+    transform.configure(recorder=Tracer(timeout=1.0))
     tree = parse("x = 1 + 2\nwhile x:\n    pass\n")
     proposed = {NodeReducer(tree).render(o.edits) for o in transform.opportunities(tree)}
     assert "x = 3\nwhile x:\n    pass\n" in proposed

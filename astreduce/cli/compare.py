@@ -28,7 +28,8 @@ from astreduce.errors import UsageError
 from astreduce.measure import measure
 from astreduce.oracles.options import build_oracle
 from astreduce.reduce.report import EXIT_INTERRUPTED
-from astreduce.reduce.single import StopRequest, check_output_path, read_source
+from astreduce.files import check_output_path, read_source
+from astreduce.reduce.single import StopRequest
 
 
 @click.command("compare")
@@ -138,9 +139,7 @@ def compare_command(
         except ComparisonStopped as error:
             stopped, rows = error, error.rows
         finally:
-            close = getattr(oracle, "close", None)
-            if close is not None:
-                close()
+            oracle.close()
         size = measure(source.text)
         title = f"{file.name} ({size.tokens:,} tokens)"
         style = "markdown" if markdown else "plain"

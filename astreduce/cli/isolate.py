@@ -14,9 +14,8 @@ import click
 from astreduce.cli.common import errors
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.errors import UsageError
-from astreduce.files import materialise
+from astreduce.files import check_output_path, materialise, read_source, write_atomically
 from astreduce.isolate import GRANULARITIES, Granularity, IsolationResult, isolate_paths, report_dict
-from astreduce.reduce.single import check_output_path, read_source, write_atomically
 
 
 def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:

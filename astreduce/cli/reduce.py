@@ -13,17 +13,21 @@ import click
 from astreduce.cli.common import errors, exit_after, run_reduction
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.errors import UsageError
-from astreduce.files import check_output_dir, check_report_path, default_output_dir, read_input, write_tree
-from astreduce.reduce.report import write_report
-from astreduce.reduce.single import (
-    Result,
+from astreduce.files import (
+    check_output_dir,
     check_output_path,
+    check_report_path,
     default_output,
+    default_output_dir,
+    read_input,
     read_source,
-    reduce_source,
     write_atomically,
+    write_tree,
 )
-from astreduce.reduce.tree import TreeResult, check_tree_options, reduce_tree, resolve_entry
+from astreduce.oracles.options import REDUCING
+from astreduce.reduce.report import write_report
+from astreduce.reduce.single import Result, reduce_source
+from astreduce.reduce.tree import TreeResult, reduce_tree, resolve_entry
 from astreduce.search.strategies import STRATEGIES
 
 
@@ -168,7 +172,7 @@ def _reduce_tree(
         if report_path is not None:
             check_report_path(report_path, given)
         entry_path = resolve_entry(entry, given)
-        check_tree_options(options, entry_path)
+        options.check_tree(entry_path, REDUCING)
         names = [n.strip() for n in transform_names.split(",") if n.strip()] if transform_names else None
         saved: list[int] = []
 

@@ -1,4 +1,4 @@
-"""Oracles: decide FAIL / PASS / UNRESOLVED for a candidate text.
+"""Oracles: decide FAIL / PASS / UNRESOLVED for a candidate, a text or a tree of files.
 
 * :mod:`~astreduce.oracles.execution` — the exec oracle: the candidate runs
   as ``__main__`` in a forked child and its exception is matched;
@@ -6,13 +6,23 @@
   through a worker process started once;
 * :mod:`~astreduce.oracles.command` — a command (``--run``), an
   interestingness script (``--test``), two commands compared (``--differential``);
+* :mod:`~astreduce.oracles.tree` — a tree of files judged in a fresh copy of
+  it, and the adapters between texts and trees;
+* :mod:`~astreduce.oracles.trace` — value recording: one traced run of a
+  program, for the ``value-from-trace`` transform;
+* :mod:`~astreduce.oracles.options` — from the user's options to a calibrated
+  oracle, every option checked once;
 * :mod:`~astreduce.oracles.sandbox` — what every test runs inside.
 
-An oracle judges one candidate with :meth:`Oracle.judge`, or starts it with
+Every oracle follows one contract, :class:`Oracle`, generic over its
+candidate: a text (``str``) or a tree of files (``FileTree``, relative path
+to text). It runs the original once with :meth:`Oracle.calibrate`, judges
+one candidate with :meth:`Oracle.judge`, or starts it with
 :meth:`Oracle.start` and collects the verdict later, so that a parallel
-executor can keep several candidates running and cancel stale ones. An
-oracle turns everything a candidate does into an outcome; it raises only
-for astreduce's own errors.
+executor can keep several candidates running and cancel stale ones, and
+releases what it holds with :meth:`Oracle.close`. An oracle turns
+everything a candidate does into an outcome; it raises only for
+astreduce's own errors.
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
@@ -79,17 +89,74 @@ class Pending(Protocol):
         ...
 
 
-class Oracle(Protocol):
-    """Anything that can judge a candidate text."""
+#: The candidate an oracle judges: a text, or a tree of files.
+C = TypeVar("C", contravariant=True)
+
+
+class Oracle(Protocol[C]):
+    """Anything that can judge a candidate: ``Oracle[str]`` for texts, ``Oracle[FileTree]`` for trees."""
 
     @property
     def identity(self) -> str:
         """A string that changes whenever the oracle would judge differently (for caches)."""
         ...
 
-    def judge(self, text: str) -> Verdict: ...
+    def calibrate(self, candidate: C) -> Verdict:
+        """Run the original: set what the oracle learns from it (target, timeout) and return its verdict."""
+        ...
 
-    def start(self, text: str) -> Pending: ...
+    def judge(self, candidate: C) -> Verdict: ...
+
+    def start(self, candidate: C) -> Pending: ...
+
+    def close(self) -> None:
+        """Release what the oracle holds (a waiting child, a worker); a no-op where there is nothing."""
+        ...
+
+
+class Plugged:
+    """An oracle handed to the public API, seen through the full :class:`Oracle` contract.
+
+    Before this contract, an API oracle needed only ``identity`` and
+    ``judge`` (``start`` and ``close`` were optional, and no caller
+    calibrated it): this adapter keeps such oracles working. It is the one
+    place that asks an object which of the contract's methods it has.
+    """
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.starts = callable(getattr(inner, "start", None))
+        """Whether the oracle can start a test without waiting (``-j`` needs it)."""
+
+    @property
+    def identity(self) -> str:
+        identity: str = self.inner.identity  # type: ignore[attr-defined]  # the API's oracles have one
+        return identity
+
+    def calibrate(self, candidate: str) -> Verdict:
+        return self.judge(candidate)
+
+    def judge(self, candidate: str) -> Verdict:
+        verdict: Verdict = self.inner.judge(candidate)  # type: ignore[attr-defined]  # the API's oracles judge
+        return verdict
+
+    def start(self, candidate: str) -> Pending:
+        if self.starts:
+            pending: Pending = self.inner.start(candidate)  # type: ignore[attr-defined]  # checked in __init__
+            return pending
+        return Finished(self.judge(candidate))
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
+
+
+def plugged(oracle: object) -> Oracle[str]:
+    """``oracle`` itself when it follows the full contract, else wrapped in :class:`Plugged`."""
+    if all(callable(getattr(oracle, name, None)) for name in ("judge", "start", "close")):
+        return oracle  # type: ignore[return-value]  # it has the contract's methods
+    return Plugged(oracle)
 
 
 class Finished:

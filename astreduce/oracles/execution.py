@@ -317,10 +317,11 @@ class ExecOracle:
         described = "" if target is None else f"{target.exception}|{target.message}|{target.match}|{target.frame}"
         return f"exec|{described}|{self.append}"
 
-    def calibrate(self, text: str, match: str = "message", same_frame: bool = False, timeout: float | None = None) -> Run:
+    def calibrate(self, text: str, match: str = "message", same_frame: bool = False, timeout: float | None = None) -> Verdict:
         """Run the original once: set the target (if none) and the per-test timeout.
 
-        Returns the original's run; callers turn a mismatch into NotReproducibleError.
+        Returns the original's verdict (its run in ``.run``); callers turn a
+        mismatch into NotReproducibleError.
         """
         saved = self.timeout
         self.timeout = timeout if timeout is not None else 600.0
@@ -335,7 +336,7 @@ class ExecOracle:
             self.target = Target.from_run(run, match, same_frame)
         elif self.target is not None and same_frame and run.ending == "exception":
             self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
-        return run
+        return Verdict(self.classify(run), run)
 
     def judge(self, text: str) -> Verdict:
         return self.start(text, compile_here=True).wait()

@@ -9,9 +9,11 @@ chase noise). ``--retries N`` accepts a candidate only after N FAILs in a row.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.interpreters import resolve_python
@@ -68,14 +70,77 @@ class OracleOptions:
             raise UsageError("--expect, --match, --same-frame and --append go with the exec oracle, not with --run, --test or --differential")
         if self.match not in ("type", "message") and not self.match.startswith("regex:"):
             raise UsageError(f"--match must be type, message or regex:PATTERN, not {self.match!r}")
+        if self.match.startswith("regex:"):
+            try:
+                re.compile(self.match[len("regex:") :])
+            except re.error as error:
+                raise UsageError(f"--match {self.match!r}: not a valid regular expression: {error}") from None
+        if self.expect is not None and not self.expect.strip():
+            raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
         if self.retries < 1:
             raise UsageError("--retries must be at least 1")
+
+    def check_tree(self, entry: str | None, wording: Wording) -> None:
+        """:meth:`check`, and what a tree of files cannot take: ``--append``, ``--stdin``, ``--retries``; an ``--entry`` outside it."""
+        self.check()
+        unsupported = [n for n, v in (("--append", self.append), ("--stdin", self.stdin), ("--retries", self.retries > 1)) if v]
+        if unsupported:
+            raise UsageError(f"{', '.join(unsupported)} cannot be used when {wording.trees}")
+        if self.kind == "exec" and entry is None:
+            raise UsageError(wording.needs_entry)
+        if entry is not None and (Path(entry).is_absolute() or ".." in Path(entry).parts):
+            raise UsageError(f"--entry {entry}: must be a path inside {wording.tree}")
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How the messages of a tree's checks and calibration name the original and the job.
+
+    ``reduce`` speaks of the *input*, ``isolate`` of its NEW version; the
+    checks and the oracle are the same.
+    """
+
+    subject: str
+    """What the original is called: ``input`` or ``NEW``."""
+    job: str
+    """What the original is run for: ``reduce`` or ``isolate``."""
+    trees: str
+    """When a tree is given: ``--stdin cannot be used when ...``."""
+    needs_entry: str
+    """The message for an exec oracle without ``--entry``."""
+    tree: str
+    """The tree, as ``--entry`` messages name it."""
+    entry_named: str | None = None
+    """How a calibration message names the entry file (``None``: by its path)."""
+
+    def fails_not(self) -> str:
+        """The start of a message saying that the original does not fail."""
+        return "NEW does not fail" if self.subject == "NEW" else f"{self.subject} does not reproduce"
+
+
+#: A multi-file reduction's wording.
+REDUCING = Wording(
+    "input",
+    "reduce",
+    "reducing a directory or several files",
+    "a directory needs --entry FILE (the file to run as __main__) or a command oracle (--run, --test, --differential)",
+    "the input",
+)
+#: ``astreduce isolate``'s wording, between two directories.
+ISOLATING = Wording(
+    "NEW",
+    "isolate",
+    "OLD and NEW are directories",
+    "directories need --entry FILE (the file to run) or a command oracle (--run, --test, --differential)",
+    "the tree",
+    entry_named="it",
+)
 
 
 class RetryingOracle:
     """FAIL only when the inner oracle says FAIL ``retries`` times in a row."""
 
-    def __init__(self, inner: Oracle, retries: int) -> None:
+    def __init__(self, inner: Oracle[str], retries: int) -> None:
         self.inner = inner
         self.retries = retries
 
@@ -89,10 +154,11 @@ class RetryingOracle:
     def start(self, text: str) -> Pending:
         return _RetryPending(self, text, self.inner.start(text))
 
+    def calibrate(self, text: str) -> Verdict:
+        return self.inner.calibrate(text)
+
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
+        self.inner.close()
 
 
 class _RetryPending:
@@ -121,7 +187,7 @@ def build_oracle(
     search_path: str = "",
     encode: Callable[[str], bytes] | None = None,
     jobs: int = 1,
-) -> Oracle:
+) -> Oracle[str]:
     """The oracle ``options`` describe, calibrated on the original ``text``.
 
     With ``jobs`` above 1 the original's repeated runs (the flakiness check)
@@ -133,7 +199,7 @@ def build_oracle(
     """
     options.check()
     python = resolve_python(options.python)
-    oracle: Oracle
+    oracle: Oracle[str]
     first: Verdict
     if options.kind == "exec":
         target = Target.parse(options.expect, options.match) if options.expect else None
@@ -142,17 +208,18 @@ def build_oracle(
             exec_oracle = ExecOracle(target=target, filename=filename, append=options.append, search_path=search_path)
         else:
             exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
-        run = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+        first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+        run = first.run
         if exec_oracle.target is None:
             raise NotReproducibleError(
                 f"input does not reproduce: it raises no exception to reduce for ({run.describe()}); "
                 "name the target with --expect or use a command oracle (--run, --test)"
             )
-        if exec_oracle.classify(run) is not Outcome.FAIL:
+        if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(
                 f"input does not reproduce: expected {exec_oracle.target.describe()}, got {run.describe()}"
             )
-        oracle, first = exec_oracle, Verdict(Outcome.FAIL, run)
+        oracle = exec_oracle
     else:
         if options.kind == "differential":
             assert options.differential is not None
@@ -176,7 +243,7 @@ def build_oracle(
     return oracle
 
 
-def _check_flakiness(oracle: Oracle, text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
+def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
     again = FLAKINESS_RUNS - 1
     if jobs > 1:  # the first run set the timeout and signature; the others are alike and independent
         pending = [oracle.start(text) for _ in range(min(jobs, again))]

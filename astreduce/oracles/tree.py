@@ -1,23 +1,28 @@
-"""The oracle of a multi-file reduction: a candidate tree, judged in a fresh copy of it.
+"""The oracle of a tree of files: a candidate tree, judged in a fresh copy of it.
 
-:class:`TreeOracle` is ``astreduce isolate``'s directory oracle — the same
-``--entry`` runner (the entry file runs as ``__main__`` with the copy's folder
+:class:`DirectoryOracle` materialises a tree in a sandbox folder and runs
+``--entry`` there (the entry file runs as ``__main__`` with the copy's folder
 first on ``sys.path``, its exception matched as the exec oracle matches it)
-and the same command handling (``--run`` with ``{dir}``, ``{file}`` and
-``{python}``, ``--test`` with the copy's folder as its argument,
-``--differential``) — with two differences that reducing needs:
+or the command (``--run`` with ``{dir}``, ``{file}`` and ``{python}``,
+``--test`` with the copy's folder as its argument, ``--differential``).
+``astreduce isolate`` judges its versions with it. Its messages name the
+original and the job as the :class:`~astreduce.oracles.options.Wording` it
+is built with says: NEW for isolate, the *input* for a reduction.
+
+:class:`TreeOracle` is the multi-file reducer's: the same oracle, with two
+differences that reducing needs:
 
 * the copy keeps each file's mode, so a script in the tree that ``--run``
-  starts (``./build.sh``) stays executable;
-* calibration (shared with isolate) speaks of the *input*, not of
-  isolate's NEW version, and runs the original three times to catch a
-  flaky oracle, as the single-file reducer does.
+  starts (``./build.sh``) stays executable, and a candidate that lacks the
+  script it runs is UNRESOLVED rather than astreduce's own error;
+* calibration runs the original three times to catch a flaky oracle, and
+  reports every run, as the single-file reducer does.
 
-Two adapters let the single-file machinery (:class:`~astreduce.search.session.Session`:
-cache, ``-j`` speculation, stop requests) drive tree candidates:
-:class:`FileInTree` judges one file's text with the rest of the tree fixed,
-and :func:`encode_tree` / :class:`EncodedTree` turn a whole tree into one
-text and back, for passes over whole files.
+Three adapters are all that stands between texts and trees:
+:class:`FileOracle` sees a text oracle as a tree oracle for one file (isolate
+of two files), :class:`FileInTree` judges one file's text with the rest of
+the tree fixed, and :func:`encode_tree` / :class:`EncodedTree` turn a whole
+tree into one text and back, for the session's passes over whole files.
 """
 
 from __future__ import annotations
@@ -28,36 +33,24 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Protocol
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.files import materialise
+from astreduce.files import FileTree, materialise
 from astreduce.interpreters import resolve_python
 from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Verdict
 from astreduce.oracles.command import CommandOracle, Criteria, Process, Signature, command_argv, script_argv
-from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions
+from astreduce.oracles.options import FLAKINESS_RUNS, ISOLATING, OracleOptions, Wording
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 
-
-
-
-class TreeOracleProtocol(Protocol):
-    """An oracle that judges a whole tree (a version of a package)."""
-
-    @property
-    def identity(self) -> str: ...
-
-    def judge(self, tree: Mapping[str, str]) -> Verdict: ...
-
-    def start(self, tree: Mapping[str, str]) -> Pending: ...
-
-
 class FileOracle:
-    """A text :class:`~astreduce.oracles.Oracle` seen as a tree oracle for one file."""
+    """A text :class:`~astreduce.oracles.Oracle` seen as a tree oracle for one file.
 
-    def __init__(self, oracle: Oracle, name: str) -> None:
+    The text oracle belongs to whoever made it: :meth:`close` leaves it open.
+    """
+
+    def __init__(self, oracle: Oracle[str], name: str) -> None:
         self.oracle = oracle
         self.name = name
 
@@ -65,11 +58,17 @@ class FileOracle:
     def identity(self) -> str:
         return self.oracle.identity
 
+    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
+        return self.oracle.calibrate(tree[self.name])
+
     def judge(self, tree: Mapping[str, str]) -> Verdict:
         return self.oracle.judge(tree[self.name])
 
     def start(self, tree: Mapping[str, str]) -> Pending:
         return self.oracle.start(tree[self.name])
+
+    def close(self) -> None:
+        pass
 
 
 _REPORT_MARK = "@@astreduce-isolate-report@@ "
@@ -165,12 +164,14 @@ class DirectoryOracle:
     """Judges a tree: materialised in a sandbox folder, run with ``--entry`` or a command there.
 
     Args:
-        options: the oracle options (see the module docstring for what trees support).
+        options: the oracle options; ``--append``, ``--stdin`` and ``--retries`` do not apply.
         entry: the file to run, relative to the tree; required for the exec oracle.
+        wording: how checks and calibration name the original and the job.
     """
 
     options: OracleOptions
     entry: str | None = None
+    wording: Wording = ISOLATING
     limits: Limits = field(default_factory=Limits)
     timeout: float = 600.0
     target: Target | None = None
@@ -179,16 +180,9 @@ class DirectoryOracle:
 
     def __post_init__(self) -> None:
         options = self.options
-        options.check()
-        unsupported = [n for n, v in (("--append", options.append), ("--stdin", options.stdin), ("--retries", options.retries > 1)) if v]
-        if unsupported:
-            raise UsageError(f"{', '.join(unsupported)} cannot be used when OLD and NEW are directories")
-        if self.entry is not None and (Path(self.entry).is_absolute() or ".." in Path(self.entry).parts):
-            raise UsageError(f"--entry {self.entry}: must be a path inside the tree")
+        options.check_tree(self.entry, self.wording)
         self.python = resolve_python(options.python)
         if options.kind == "exec":
-            if self.entry is None:
-                raise UsageError("directories need --entry FILE (the file to run) or a command oracle (--run, --test, --differential)")
             if options.expect:
                 self.target = Target.parse(options.expect, options.match)
         else:
@@ -241,32 +235,32 @@ class DirectoryOracle:
             return self.command.classify(signatures)
         return self.classify_run(_run_from(signatures[0]))
 
-    #: How calibration messages name the tree and the job (a subclass reduces an input).
-    subject: ClassVar[str] = "NEW"
-    job: ClassVar[str] = "isolate"
+    def close(self) -> None:
+        """Nothing to release: every test's folder goes with its test."""
 
     def calibrate(self, tree: Mapping[str, str]) -> Verdict:
-        """Run NEW: set the target (exec) or the signature (command) and the timeout.
+        """Run the original: set the target (exec) or the signature (command) and the timeout.
 
         Raises:
-            NotReproducibleError: NEW does not fail, or not reliably.
+            UsageError: the entry file is not in the tree.
+            NotReproducibleError: the original does not fail, or not reliably.
         """
-        if self.entry is not None and self.entry not in tree:
-            raise UsageError(f"--entry {self.entry}: no such file in the tree")
-        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
+        self._check_entry(tree)
+        verdict = self._calibrate_once(tree)
         for _ in range(FLAKINESS_RUNS - 1):
             again = self.judge(tree)
             if again.outcome is not Outcome.FAIL:
                 raise NotReproducibleError(
-                    f"NEW does not fail reliably: a second run gave {again.outcome} ({again.run.describe()})"
+                    f"{self.wording.subject} does not fail reliably: a second run gave {again.outcome} ({again.run.describe()})"
                 )
         return verdict
 
-    def _fails_not(self) -> str:
-        return "NEW does not fail" if self.subject == "NEW" else f"{self.subject} does not reproduce"
+    def _check_entry(self, tree: Mapping[str, str]) -> None:
+        if self.entry is not None and self.entry not in tree:
+            raise UsageError(f"--entry {self.entry}: no such file in {self.wording.tree}")
 
-    def _entry_named(self) -> str:
-        return "it"
+    def _calibrate_once(self, tree: Mapping[str, str]) -> Verdict:
+        return self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
 
     def _calibrate_command(self, tree: Mapping[str, str]) -> Verdict:
         """Run the tree under the command: its signature becomes the target unless criteria were given."""
@@ -276,7 +270,7 @@ class DirectoryOracle:
         pending = self.start(tree)
         if not isinstance(pending, _TreePending):
             return pending.wait()  # the command cannot even start: the caller's check reports it
-        return command.adopt_original([p.wait() for p in pending.processes], timeout, self._fails_not(), self.job)
+        return command.adopt_original([p.wait() for p in pending.processes], timeout, self.wording.fails_not(), self.wording.job)
 
     def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
         """Run the entry file: its exception becomes the target unless --expect named one."""
@@ -288,7 +282,7 @@ class DirectoryOracle:
         if self.target is None:
             if run.ending != "exception":
                 raise NotReproducibleError(
-                    f"{self._fails_not()}: {self._entry_named()} raises no exception to {self.job} for "
+                    f"{self.wording.fails_not()}: {self.wording.entry_named or self.entry} raises no exception to {self.wording.job} for "
                     f"({run.describe()}); name the target with --expect or use a command oracle (--run, --test)"
                 )
             self.target = Target.from_run(run, options.match, options.same_frame)
@@ -297,7 +291,7 @@ class DirectoryOracle:
         verdict = self.classify_run(run)
         if verdict.outcome is not Outcome.FAIL:
             assert self.target is not None
-            raise NotReproducibleError(f"{self._fails_not()}: expected {self.target.describe()}, got {run.describe()}")
+            raise NotReproducibleError(f"{self.wording.fails_not()}: expected {self.target.describe()}, got {run.describe()}")
         return verdict
 
     def classify_run(self, run: Run) -> Verdict:
@@ -317,15 +311,11 @@ class TreeOracle(DirectoryOracle):
     Args:
         options: the oracle options; ``--append``, ``--stdin`` and ``--retries`` do not apply.
         entry: the file to run (exec oracle), relative to the tree; ``{file}`` in ``--run``.
+        wording: as for :class:`DirectoryOracle`; a reduction passes ``REDUCING``.
         modes: file modes to give the copies (others get the default).
     """
 
     modes: Mapping[str, int] = field(default_factory=dict)
-    subject: ClassVar[str] = "input"
-    job: ClassVar[str] = "reduce"
-
-    def _entry_named(self) -> str:
-        return str(self.entry)
 
     def start(self, tree: Mapping[str, str]) -> Pending:
         timeout = self.command.wait_limit if self.command is not None else self.timeout
@@ -359,14 +349,13 @@ class TreeOracle(DirectoryOracle):
             UsageError: the entry file is not in the tree.
             NotReproducibleError: the original does not reproduce, or not reliably.
         """
-        if self.entry is not None and self.entry not in tree:
-            raise UsageError(f"--entry {self.entry}: no such file in the input")
-        verdict = self._calibrate_command(tree) if self.command is not None else self._calibrate_entry(tree)
+        self._check_entry(tree)
+        verdict = self._calibrate_once(tree)
         verdicts = [verdict] + [self.judge(tree) for _ in range(FLAKINESS_RUNS - 1)]
         if any(v.outcome is not Outcome.FAIL for v in verdicts):
             seen = "; ".join(f"{v.outcome} ({v.run.describe()})" for v in verdicts)
             raise NotReproducibleError(
-                f"input does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}"
+                f"{self.wording.subject} does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}"
             )
         return verdict
 
@@ -393,7 +382,7 @@ def _not_runnable(program: str, workdir: str) -> str | None:
 class FileInTree:
     """An :class:`~astreduce.oracles.Oracle` over one file's text, the rest of the tree fixed."""
 
-    def __init__(self, oracle: TreeOracle, tree: Mapping[str, str], path: str) -> None:
+    def __init__(self, oracle: Oracle[FileTree], tree: Mapping[str, str], path: str) -> None:
         self.oracle = oracle
         self.tree = dict(tree)
         self.path = path
@@ -404,6 +393,12 @@ class FileInTree:
 
     def with_text(self, text: str) -> dict[str, str]:
         return {**self.tree, self.path: text}
+
+    def calibrate(self, text: str) -> Verdict:
+        return self.oracle.calibrate(self.with_text(text))
+
+    def close(self) -> None:
+        """The tree oracle belongs to the reduction: it stays open."""
 
     def judge(self, text: str) -> Verdict:
         return self.oracle.judge(self.with_text(text))
@@ -425,12 +420,18 @@ def decode_tree(text: str) -> dict[str, str]:
 class EncodedTree:
     """An :class:`~astreduce.oracles.Oracle` over encoded trees (see :func:`encode_tree`)."""
 
-    def __init__(self, oracle: TreeOracle) -> None:
+    def __init__(self, oracle: Oracle[FileTree]) -> None:
         self.oracle = oracle
 
     @property
     def identity(self) -> str:
         return self.oracle.identity
+
+    def calibrate(self, text: str) -> Verdict:
+        return self.oracle.calibrate(decode_tree(text))
+
+    def close(self) -> None:
+        """The tree oracle belongs to the reduction: it stays open."""
 
     def judge(self, text: str) -> Verdict:
         return self.oracle.judge(decode_tree(text))

@@ -1,39 +1,42 @@
 """One reduction, from an input text and an oracle to a verified, smallest output.
 
 :func:`reduce_source` is the Python API behind ``astreduce reduce``: it
-checks that the original reproduces (pysource-minimize's lesson: check that
-the failure survives before reducing), runs a strategy, re-runs the final
-result outside the cache to verify it, and optionally formats it with black
-when the formatted version still reproduces. :func:`reduce_file` adds
-reading and writing files in their own encoding, BOM and line endings.
+gathers its keywords into one :class:`ReduceConfig`, checks that the
+original reproduces (pysource-minimize's lesson: check that the failure
+survives before reducing), runs a strategy, re-runs the final result
+outside the cache to verify it, and optionally formats it with black when
+the formatted version still reproduces. :func:`reduce_file` adds reading and
+writing files in their own encoding, BOM and line endings
+(:mod:`astreduce.files`). A tree of files (:mod:`astreduce.reduce.tree`)
+starts from the same :class:`ReduceConfig` and :func:`make_plan`.
 """
 
 from __future__ import annotations
 
-import os
-import re
+import functools
 import sys
-import tempfile
 import time
-import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
-from astreduce.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Run, Target, Verdict
+from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
 from astreduce.interpreters import resolve_python, version_of
-from astreduce.oracles.execution import ExecOracle
+from astreduce.measure import Size, ast_nodes, measure
+from astreduce.oracles import Oracle, Plugged, Run, Target, plugged
 from astreduce.oracles.command import CommandOracle
+from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle
+from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
+from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
+from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
+from astreduce.source.tree import ForeignParser
 from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import ValueFromTrace
-from astreduce.source.tree import ForeignParser, Tree, parse
 
 
 @dataclass
@@ -69,20 +72,6 @@ class Result:
     @property
     def output_ast_nodes(self) -> int | None:
         return ast_nodes(self.text)
-
-
-#: PEP 263's coding declaration, as the tokenizer looks for it on the first two lines.
-_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-
-
-def _cookie_line(lines: list[str]) -> str | None:
-    """The line of ``lines`` (the first two of a file) that declares its encoding, if any."""
-    for number, line in enumerate(lines[:2]):
-        if _COOKIE.match(line):
-            return line
-        if number == 0 and line.strip() and not line.lstrip().startswith("#"):
-            return None  # code on line 1: a cookie on line 2 does not count
-    return None
 
 
 class StopRequest:
@@ -126,185 +115,73 @@ class StopRequest:
         return True
 
 
-@dataclass
-class Source:
-    """A text file as read: the text plus what is needed to write it back the same way."""
+@dataclass(frozen=True)
+class ReduceConfig:
+    """Everything a reduction is told before it starts, gathered once.
 
-    text: str
-    encoding: str = "utf-8"
-    bom: bool = False
-    cookie: str | None = None
-    """The original's coding declaration line (with its line ending), if it had one."""
+    :func:`reduce_source` keeps its keyword signature (the public API) and
+    builds one of these; the machinery below, and a tree's reduction
+    (:func:`~astreduce.reduce.tree.reduce_tree`), take it instead of a long
+    list of parameters.
+    """
 
-    def encode(self, text: str) -> bytes:
-        """``text`` in the original's encoding, BOM included.
+    options: OracleOptions = field(default_factory=OracleOptions)
+    """The oracle's options; a reduction built from them also traces as they say."""
+    strategy: str = "auto"
+    transforms: tuple[str, ...] | None = None
+    """Transform names (``None``: every registered transform, and the extras)."""
+    jobs: int = 1
+    format: bool = False
+    filename: str = "candidate.py"
+    search_path: str = ""
+    """The input's folder: first on ``sys.path`` in every test."""
+    encode: Callable[[str], bytes] | None = None
+    """How a candidate is written for a command oracle (the input's encoding)."""
+    resume: bool = False
+    cache_dir: str | Path | None = None
+    exhaustive: bool = False
 
-        A candidate is run as text, so a reduction may drop the coding
-        declaration (it is only a comment) while non-ASCII characters remain;
-        written in a non-UTF-8 encoding without it, the file would no longer
-        run. The original's declaration is put back in that case.
+    def check(self) -> None:
+        """Raise UsageError for an unknown strategy or a ``-j`` below 1 (the oracle's options check themselves)."""
+        if self.strategy not in STRATEGIES:
+            raise UsageError(f"unknown strategy {self.strategy!r}; choose from {', '.join(STRATEGIES)}")
+        if self.jobs < 1:
+            raise UsageError("-j must be at least 1")
+
+    def tracing(self, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
+        """How ``value-from-trace`` records values under the oracle the options describe: (recorder, enabled).
+
+        The exec oracle runs the candidate as Python with its appended test:
+        the trace does the same, in the input's folder, under the same
+        interpreter. A command oracle (``--run``, ``--test``,
+        ``--differential``) may run something that is not this file as a
+        program (a formatter's input, a fuzzer's crash): nothing is traced.
+        The trace's child numbers nodes with the ``ast`` of the interpreter it
+        runs under, which must read the program as ours does: not when another
+        interpreter parses it (``--python`` with syntax this one lacks) or is
+        older than 3.8.
         """
-        data = text.encode(self.encoding, errors="surrogateescape")
-        if self.cookie is not None and not data.isascii() and _cookie_line(text.splitlines(keepends=True)) is None:
-            data = _with_cookie(text, self.cookie).encode(self.encoding, errors="surrogateescape")
-        return (b"\xef\xbb\xbf" + data) if self.bom else data
+        options = self.options
+        if options.kind != "exec":
+            return None, False
+        python = resolve_python(options.python)
+        usable = not foreign_parser and version_of(python) >= (3, 8)
+        return Tracer(append=options.append, search_path=self.search_path, python=python), usable
 
 
-def _with_cookie(text: str, cookie: str) -> str:
-    """``text`` with the declaration line ``cookie`` first (after a ``#!`` line, if any)."""
-    if not cookie.endswith(("\n", "\r")):
-        cookie += _newline_of(text)
-    if text.startswith("#!"):
-        first, newline, rest = text.partition("\n")
-        if newline:
-            return first + newline + cookie + rest
-        return text + _newline_of(cookie) + cookie
-    return cookie + text
-
-
-def _newline_of(text: str, default: str = "\n") -> str:
-    """The line ending of the first line of ``text``, or ``default`` when it has none."""
-    match = re.search(r"\r\n|\n|\r", text)
-    return match.group() if match else default
-
-
-def read_source(path: str | Path) -> Source:
-    """Read a file keeping its encoding (PEP 263 cookie, BOM) and its line endings.
+def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:
+    """The transforms to run, and the parser of another interpreter when candidates need one (close it after).
 
     Raises:
-        UsageError: the file is missing, unreadable, or not text.
+        UsageError: an unknown transform, an unknown interpreter.
     """
-    try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a directory, not a file") from None
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    try:
-        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
-    except SyntaxError as error:
-        head = data[3:1024] if data.startswith(b"\xef\xbb\xbf") else data[:1024]
-        if _cookie_line(head.decode("latin-1").splitlines(keepends=True)[:2]) is not None:
-            # an unknown codec, or a declaration that contradicts the BOM
-            raise UsageError(f"{path}: bad coding declaration: {error.msg}") from None
-        encoding = "utf-8"  # the first lines are not UTF-8: the decoding below says where
-    bom = encoding == "utf-8-sig"
-    if bom:
-        data = data[3:]
-        encoding = "utf-8"
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise UsageError(
-            f"{path}:{line}: not {encoding} text (byte 0x{data[error.start]:02x}): "
-            "a binary file, or a missing coding declaration?"
-        ) from None
-    except LookupError:
-        raise UsageError(f"{path}: unknown encoding {encoding}") from None
-    return Source(text, encoding, bom, _cookie_line(text.splitlines(keepends=True)[:2]))
-
-
-def default_output(path: str | Path) -> Path:
-    """Where a reduction of ``path`` goes by default: ``NAME.reduced.py`` next to it."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.reduced{path.suffix or '.py'}")
-
-
-def check_output_path(target: Path, source: Path | None = None, what: str = "output") -> None:
-    """Raise UsageError, before any work is done, when ``target`` cannot be written.
-
-    Args:
-        target: the file to be written.
-        source: the input file; ``target`` must not be it.
-        what: how the error message names ``target``.
-    """
-    folder = target.parent
-    if not folder.is_dir():
-        raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
-    if target.is_dir():
-        raise UsageError(f"{target}: the {what} is a directory")
-    if source is not None and target.resolve() == source.resolve():
-        raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
-
-
-def check_match(match: str) -> None:
-    """Raise UsageError unless ``match`` is ``type``, ``message`` or ``regex:PATTERN`` with a valid pattern."""
-    if match in ("type", "message"):
-        return
-    if not match.startswith("regex:"):
-        raise UsageError(f"--match must be type, message or regex:PATTERN, not {match!r}")
-    try:
-        re.compile(match[len("regex:") :])
-    except re.error as error:
-        raise UsageError(f"--match {match!r}: not a valid regular expression: {error}") from None
-
-
-def write_atomically(path: str | Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader ever sees a partial file."""
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)  # no fsync: it protects against power loss, not a killed
-            # process, and costs more than a test on a busy disk for every improvement
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def syntax_interpreter(python: str | None) -> str | None:
-    """The interpreter whose ``ast`` must parse candidates, when it is not this one.
-
-    Code for a newer Python (3.12's ``type`` statements, 3.13's syntax) does
-    not parse here; the target interpreter parses it for us. Interpreters
-    older than 3.10 lack what the tree model needs, and their syntax parses
-    here anyway.
-    """
-    if not python:
-        return None
-    path = resolve_python(python)
-    if path == sys.executable:
-        return None
-    version = version_of(path)
-    if version < (3, 10) or version == sys.version_info[:2]:
-        return None
-    return path
-
-
-def _parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
-    try:
-        return parser.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def check_parses(text: str, filename: str, parser: ForeignParser | None = None) -> None:
-    """Raise UsageError naming line and column when ``text`` is not a valid module."""
-    if "\0" in text:  # Python's own message has no position (3.11) or a misleading one
-        before = text[: text.index("\0")]
-        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-        raise UsageError(
-            f"{filename}:{line}:{column}: contains a null byte, so it is not Python source (a binary file?); "
-            "use --strategy lines, chars or tokens for input that is not valid Python"
-        )
-    try:
-        if parser is not None:
-            parser.parse(text, filename)
-        else:
-            parse(text, filename)
-    except SyntaxError as error:
-        where = f"{error.lineno}:{error.offset}" if error.lineno else "?"
-        raise UsageError(
-            f"{filename}:{where}: does not parse: {error.msg} "
-            "(use --strategy lines, chars or tokens for input that is not valid Python)"
-        ) from None
-    except (ValueError, RecursionError, MemoryError) as error:
-        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-        raise UsageError(
-            f"{filename}: cannot parse: {reason} (use --strategy lines, chars or tokens)"
-        ) from None
+    plan = Plan(load_transforms(config.transforms), extras=config.transforms is None)
+    python_path = syntax_interpreter(config.options.python)
+    parser = ForeignParser(python_path) if python_path is not None else None
+    if parser is not None:
+        plan.parse = functools.partial(parse_foreign, parser)
+        plan.foreign_parser = True
+    return plan, parser
 
 
 def make_exec_oracle(
@@ -318,33 +195,31 @@ def make_exec_oracle(
     append: str = "",
     search_path: str = "",
 ) -> tuple[ExecOracle, Run]:
-    """An exec oracle calibrated on the original ``text``.
+    """An exec oracle calibrated on the original ``text``, and the original's run.
 
     Raises:
         NotReproducibleError: the original does not raise the expected
             exception (or, without ``expect``, any exception).
     """
-    check_match(match)
-    if expect is not None and not expect.strip():
-        raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
+    OracleOptions(expect=expect, match=match).check()
     target = Target.parse(expect, match) if expect is not None else None
     oracle = ExecOracle(target=target, filename=filename, append=append, search_path=search_path)
-    run = oracle.calibrate(text, match=match, same_frame=same_frame, timeout=timeout)
+    first = oracle.calibrate(text, match=match, same_frame=same_frame, timeout=timeout)
     if oracle.target is None:
         raise NotReproducibleError(
-            f"input does not reproduce: it raises no exception to reduce for ({run.describe()}); "
+            f"input does not reproduce: it raises no exception to reduce for ({first.run.describe()}); "
             "name the target with --expect or use a command oracle"
         )
-    if oracle.classify(run) is not Outcome.FAIL:
+    if first.outcome is not Outcome.FAIL:
         raise NotReproducibleError(
-            f"input does not reproduce: expected {oracle.target.describe()}, got {run.describe()}"
+            f"input does not reproduce: expected {oracle.target.describe()}, got {first.run.describe()}"
         )
-    return oracle, run
+    return oracle, first.run
 
 
 def reduce_source(
     text: str,
-    oracle: Oracle | None = None,
+    oracle: Oracle[str] | None = None,
     *,
     expect: str | None = None,
     match: str = "message",
@@ -378,46 +253,64 @@ def reduce_source(
     ``resume``, outcomes persist in ``cache_dir`` (default
     ``~/.cache/astreduce``), so a rerun continues where an interrupted one stopped.
 
+    An ``oracle`` given here needs only ``identity`` and ``judge``; with
+    ``start`` it can run tests at once (``jobs``), and its ``close`` is
+    called at the end.
+
     ``stop`` (a :class:`StopRequest`) lets a signal handler stop the search
     between two tests. ``exhaustive`` retries, in every round, each single
-    edit that failed before (see :func:`~astreduce.search.strategies.apply_greedily`).
+    edit that failed before (see :func:`~astreduce.search.greedy.apply_greedily`).
 
     Raises:
         UsageError: unknown strategy or transform; input that the strategy cannot parse.
         NotReproducibleError: the original does not FAIL.
         ReductionStopped: interrupted (Ctrl-C, ``stop``); ``.result`` holds the best so far, verified.
     """
-    started = time.monotonic()
-    if strategy not in STRATEGIES:
-        raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
     if options is None:
         options = OracleOptions(
             expect=expect, match=match, same_frame=same_frame, append=append, timeout=timeout, python=python
         )
-    check_match(options.match)
-    if options.expect is not None and not options.expect.strip():
-        raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
-    if jobs < 1:
-        raise UsageError("-j must be at least 1")
-    plan = Plan(load_transforms(transforms), extras=transforms is None)
-    python_path = syntax_interpreter(options.python)
-    parser = ForeignParser(python_path) if python_path is not None else None
-    if parser is not None:
-        plan.parse = lambda candidate: _parse_foreign(parser, candidate)
-        plan.foreign_parser = True
-    if strategy in ("auto", "hdd", "flat"):
-        check_parses(text, filename, parser)
+    config = ReduceConfig(
+        options=options, strategy=strategy, transforms=tuple(transforms) if transforms is not None else None,
+        jobs=jobs, format=format, filename=filename, search_path=search_path, encode=encode,
+        resume=resume, cache_dir=cache_dir, exhaustive=exhaustive,
+    )
+    return reduce_with(text, config, oracle, on_improve=on_improve, on_progress=on_progress, stop=stop)
+
+
+def reduce_with(
+    text: str,
+    config: ReduceConfig,
+    oracle: object | None = None,
+    *,
+    on_improve: Callable[[str], None] | None = None,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    stop: StopRequest | None = None,
+) -> Result:
+    """:func:`reduce_source` with its settings gathered in ``config``; ``oracle`` as there."""
+    started = time.monotonic()
+    config.check()
+    config.options.check()
+    plan, parser = make_plan(config)
+    if config.strategy in ("auto", "hdd", "flat"):
+        check_parses(text, config.filename, parser)
     calibrating = time.monotonic()
+    judged: Oracle[str]
     if oracle is None:
-        oracle = build_oracle(options, text, filename=filename, search_path=search_path, encode=encode, jobs=jobs)
+        judged = build_oracle(
+            config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode,
+            jobs=config.jobs,
+        )
+        recorder, tracing = config.tracing(foreign_parser=plan.foreign_parser)
     else:
-        first = oracle.judge(text)
+        judged = plugged(oracle)
+        first = judged.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
+        recorder, tracing = declared_tracing(oracle, foreign_parser=plan.foreign_parser)
     calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
-    configure_tracing(plan.transforms, oracle, foreign_parser=plan.foreign_parser)
-    judge: Callable[[str], Verdict] = oracle.judge
-    start = getattr(oracle, "start", None)
+    configure_tracing(plan.transforms, recorder, enabled=tracing)
+    start = None if isinstance(judged, Plugged) and not judged.starts else judged.start
     saved: list[str] = []
 
     def improve(candidate: str) -> None:
@@ -428,11 +321,13 @@ def reduce_source(
             on_improve(candidate)
 
     store = None
-    if resume:
-        store = OutcomeStore(cache_dir or default_cache_dir(), f"{oracle.identity}|{filename}|{search_path}")
+    if config.resume:
+        store = OutcomeStore(
+            config.cache_dir or default_cache_dir(), f"{judged.identity}|{config.filename}|{config.search_path}"
+        )
     session = Session(
-        text, judge, on_improve=improve, on_progress=on_progress, start=start, jobs=jobs, store=store,
-        retry_stale=exhaustive, compiles=syntax_check_of(oracle), oracle_seconds=calibrating,
+        text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
+        retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
@@ -443,7 +338,7 @@ def reduce_source(
         stop._session = session
     try:
         try:
-            run_strategy(strategy, session, plan)
+            run_strategy(config.strategy, session, plan)
         except (KeyboardInterrupt, Interrupted):
             interrupted = True
         finally:
@@ -452,12 +347,15 @@ def reduce_source(
                 stop._session = None
                 interrupted = interrupted or stop.requested
         latest = saved[0] if interrupted and saved else None
-        result = _finish(session, oracle, strategy, started, format=format and not interrupted, latest=latest)
+        result = _finish(
+            session, judged, config.strategy, started, format=config.format and not interrupted, latest=latest
+        )
     finally:
-        for resource in (oracle, parser, store):
-            close = getattr(resource, "close", None)
-            if close is not None:
-                close()
+        judged.close()
+        if parser is not None:
+            parser.close()
+        if store is not None:
+            store.close()
     if interrupted:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
@@ -479,39 +377,38 @@ def syntax_check_of(oracle: object) -> Callable[[str], bool] | None:
     return oracle.compiles
 
 
-def configure_tracing(transforms: list[Transform], oracle: object, *, foreign_parser: bool = False) -> None:
-    """Let ``value-from-trace`` run the program as the oracle does, or switch it off.
+def declared_tracing(oracle: object, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
+    """How ``value-from-trace`` records values under an oracle handed to the API: (recorder, enabled).
 
-    An exec oracle runs the candidate as Python with its appended test: the
-    trace does the same (so does any oracle with a str ``append``, the
-    script it runs after the candidate, and maybe ``search_path`` and
-    ``python``). A command oracle (``--run``, ``--test``, ``--differential``)
-    or a tree of files may run something that is not this file as a
-    program (a formatter's input, a fuzzer's crash), so the transform
-    proposes nothing there (``oracle=None`` says so). Another oracle passed
-    through the API keeps the default: the program traced alone. The
-    trace's child numbers nodes with the ``ast`` of the interpreter it runs
-    under, which must read the program as ours does: not when another
-    interpreter parses it (``--python`` with syntax this one lacks) or is
-    older than 3.8.
+    Such an oracle was not built from options, so it says how it runs a
+    candidate by what it is: one with a str ``append`` (the exec oracle, or
+    any oracle that runs the candidate as Python followed by a script) is
+    traced as it runs, with its ``search_path`` and ``python``; a command
+    oracle traces nothing; any other keeps the default, the program traced
+    alone. This is the API's contract, read once here; oracles built from
+    options are traced as :meth:`ReduceConfig.tracing` says.
     """
     while isinstance(oracle, RetryingOracle):
         oracle = oracle.inner
+    if isinstance(oracle, CommandOracle):
+        return None, False
     append = getattr(oracle, "append", None)
+    if not isinstance(append, str):
+        return None, True
+    python = getattr(oracle, "python", None) or sys.executable
+    usable = not foreign_parser and version_of(python) >= (3, 8)
+    return Tracer(append=append, search_path=getattr(oracle, "search_path", ""), python=python), usable
+
+
+def configure_tracing(transforms: list[Transform], recorder: Tracer | None, *, enabled: bool) -> None:
+    """Hand ``value-from-trace`` its recorder (``None``: the program traced alone), or switch it off."""
     for transform in transforms:
-        if not isinstance(transform, ValueFromTrace):
-            continue
-        if oracle is None or isinstance(oracle, CommandOracle):
-            transform.configure(enabled=False)
-        elif isinstance(append, str):
-            python = getattr(oracle, "python", None) or sys.executable
-            usable = not foreign_parser and version_of(python) >= (3, 8)
-            search_path = getattr(oracle, "search_path", "")
-            transform.configure(append=append, search_path=search_path, python=python, enabled=usable)
+        if isinstance(transform, ValueFromTrace):
+            transform.configure(recorder=recorder, enabled=enabled)
 
 
 def _finish(
-    session: Session, oracle: Oracle, strategy: str, started: float, format: bool, latest: str | None = None
+    session: Session, oracle: Oracle[str], strategy: str, started: float, format: bool, latest: str | None = None
 ) -> Result:
     """Verify the best candidate (``latest``, the last one saved, when it is smaller), format it, measure it."""
     best = session.best
@@ -529,7 +426,7 @@ def _finish(
     notes: list[str] = []
     formatted = False
     if format and verified:
-        pretty = format_with_black(best, newline=_newline_of(session.text))
+        pretty = format_with_black(best, newline=newline_of(session.text))
         if pretty is not None and pretty != best:
             if reproduces(pretty):
                 best, formatted = pretty, True
@@ -569,7 +466,7 @@ def format_with_black(text: str, newline: str | None = None) -> str | None:
         import black
     except ImportError:  # black is a dependency, but a stripped install may lack it
         return None
-    newline = _newline_of(text, newline or "\n")
+    newline = newline_of(text, newline or "\n")
     if newline == "\r":  # black knows \n and \r\n only
         return None
     try:

@@ -52,15 +52,15 @@ from astreduce.errors import ReductionStopped, UsageError
 from astreduce.source.imports import ImportGraph, module_name, modules_of, references
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.reduce.merge import merge
-from astreduce.oracles.options import OracleOptions
+from astreduce.oracles.options import REDUCING, OracleOptions
 from astreduce.outcome import Outcome
-from astreduce.reduce.single import StopRequest, check_match, configure_tracing, format_with_black, syntax_interpreter
+from astreduce.reduce.single import ReduceConfig, StopRequest, configure_tracing, format_with_black, make_plan
 from astreduce.reduce.report import passes_report
 from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.search.greedy import apply_greedily
-from astreduce.search.strategies import STRATEGIES, Plan, lines_of, run_strategy, unit_pass
-from astreduce.transforms import Opportunity, Transform, load_transforms
-from astreduce.source.tree import ForeignParser, Tree, is_statement
+from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
+from astreduce.transforms import Opportunity, Transform
+from astreduce.source.tree import Tree, is_statement
 from astreduce.files import InputTree, check_output_dir, default_output_dir, read_input, write_tree
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 
@@ -520,23 +520,6 @@ class TreeReducer:
         )
 
 
-def check_tree_options(options: OracleOptions, entry: str | None) -> None:
-    """Raise UsageError for oracle options that a tree cannot take."""
-    options.check()
-    check_match(options.match)
-    unsupported = [
-        name for name, value in (("--append", options.append), ("--stdin", options.stdin), ("--retries", options.retries > 1)) if value
-    ]
-    if unsupported:
-        raise UsageError(f"{', '.join(unsupported)} cannot be used when reducing a directory or several files")
-    if options.kind == "exec" and entry is None:
-        raise UsageError(
-            "a directory needs --entry FILE (the file to run as __main__) or a command oracle (--run, --test, --differential)"
-        )
-    if entry is not None and (Path(entry).is_absolute() or ".." in Path(entry).parts):
-        raise UsageError(f"--entry {entry}: must be a path inside the input")
-
-
 def reduce_tree(
     files: Mapping[str, str],
     options: OracleOptions | None = None,
@@ -565,24 +548,20 @@ def reduce_tree(
     """
     started = time.monotonic()
     options = options if options is not None else OracleOptions()
-    if strategy not in STRATEGIES:
-        raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
-    if jobs < 1:
-        raise UsageError("-j must be at least 1")
+    config = ReduceConfig(
+        options=options, strategy=strategy, transforms=tuple(transforms) if transforms is not None else None,
+        jobs=jobs, format=format,
+    )
+    config.check()
     if not files:
         raise UsageError("no files to reduce")
-    check_tree_options(options, entry)
+    options.check_tree(entry, REDUCING)
     if entry is not None and entry not in files:
         raise UsageError(f"--entry {entry}: no such file in the input")
-    plan = Plan(load_transforms(transforms), extras=transforms is None)
-    python_path = syntax_interpreter(options.python)
-    parser = ForeignParser(python_path) if python_path is not None else None
-    if parser is not None:
-        plan.parse = lambda candidate: _parse_foreign(parser, candidate)
-        plan.foreign_parser = True
-    configure_tracing(plan.transforms, None)  # one file traced alone is not how the tree runs
+    plan, parser = make_plan(config)
+    configure_tracing(plan.transforms, None, enabled=False)  # one file traced alone is not how the tree runs
     try:
-        oracle = TreeOracle(options, entry=entry, modes=dict(modes or {}))
+        oracle = TreeOracle(options, entry=entry, wording=REDUCING, modes=dict(modes or {}))
         oracle.calibrate(files)
         reducer = TreeReducer(
             files, oracle, plan, strategy=strategy, jobs=jobs,
@@ -607,13 +586,6 @@ def reduce_tree(
     if interrupted:
         raise ReductionStopped("interrupted", result)
     return result
-
-
-def _parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
-    try:
-        return parser.parse(text)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def resolve_entry(entry: str | None, given: InputTree) -> str | None:

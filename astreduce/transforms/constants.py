@@ -1,19 +1,16 @@
-"""Constants: a name → the constant it is bound to; an expression → the value it had in a run."""
+"""Constants: a name → the constant it is bound to; an expression → the value it had in a run.
+
+The values of a run come from a :class:`Recorder` the transform is handed:
+a transform only proposes, and never runs a program itself
+(:mod:`astreduce.oracles.trace` does the running).
+"""
 
 from __future__ import annotations
 
 import ast
-import hashlib
-import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from typing import Protocol
 
-from astreduce.oracles.sandbox import Limits, die_with_parent, pdeathsig_launcher
 from astreduce.source.render import DROP, Edit, Replacement
 from astreduce.transforms import Opportunity, Transform
 from astreduce.source.scope import Analysis, analyse, size_change, wrap
@@ -86,121 +83,6 @@ def _shrinks(a: Analysis, edits: dict[int, Edit]) -> bool:
 
 # --- values from a run ----------------------------------------------------------
 
-#: Longest repr of a recorded value that is proposed.
-MAX_REPR = 120
-#: Seconds the traced run may take.
-TRACE_TIMEOUT = 20.0
-#: Texts whose trace is kept (a reduction traces each text it proposes for once).
-_TRACES: dict[str, dict[int, str]] = {}
-
-#: The traced child: numbers the nodes as the tree does, wraps the listed
-#: expressions in a recorder that keeps each one's first value with a literal
-#: repr, runs the program as ``__main__``, and writes the values as JSON.
-#: It needs only the standard library.
-_CHILD = r"""
-import ast, json, math, os, sys, types
-text_path, wanted_path, result_path = sys.argv[1:4]
-with open(text_path, encoding="utf-8", errors="surrogateescape") as f:
-    text = f.read()
-with open(wanted_path, encoding="utf-8") as f:
-    wanted = set(json.load(f))
-SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
-def children(node):
-    out = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            out.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, SKIPPED))
-        elif isinstance(value, ast.AST) and not isinstance(value, SKIPPED):
-            out.append(value)
-    return out
-def empty_arguments(node):
-    return isinstance(node, ast.arguments) and not (node.posonlyargs or node.args or node.vararg or node.kwonlyargs or node.kwarg)
-module = ast.parse(text)
-numbered = []
-stack = [module]
-while stack:
-    node = stack.pop()
-    numbered.append(node)
-    if isinstance(node, ast.JoinedStr):
-        continue
-    stack.extend(reversed([c for c in children(node) if not empty_arguments(c)]))
-targets = {id(numbered[i]): i for i in wanted if i < len(numbered)}
-class Wrap(ast.NodeTransformer):
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        number = targets.get(id(node))
-        if number is None:
-            return node
-        call = ast.Call(ast.Name("_astreduce_record_", ast.Load()), [ast.Constant(number), node], [])
-        return ast.copy_location(call, node)
-tree = Wrap().visit(module)
-ast.fix_missing_locations(tree)
-values = {}
-SIMPLE = (int, float, str, bytes, bool, type(None), complex)
-def literal(value, depth=0):
-    kind = type(value)
-    if kind in (float, complex):
-        return not any(math.isinf(x) or math.isnan(x) for x in ((value.real, value.imag) if kind is complex else (value,)))
-    if kind in SIMPLE:
-        return True
-    if depth >= 2 or kind not in (tuple, list, dict, set) or len(value) > 8:
-        return False
-    if kind is dict:
-        return all(literal(k, depth + 1) and literal(v, depth + 1) for k, v in value.items())
-    return all(literal(v, depth + 1) for v in value)
-firsts = {}
-varying = set()
-def record(number, value):
-    shown = values.get(number, record)
-    if shown is record:
-        values[number] = None
-        try:
-            if literal(value):
-                shown = repr(value)
-                if len(shown) <= %d:
-                    values[number] = shown
-                    firsts[number] = value
-        except Exception:
-            pass
-    elif shown is not None and number not in varying:
-        first = firsts[number]
-        try:
-            kind = type(value)
-            same = kind is type(first) and (value == first if kind in SIMPLE else repr(value) == shown)
-        except Exception:
-            same = False
-        if not same:
-            varying.add(number)
-    return value
-import builtins
-builtins._astreduce_record_ = record
-def save():
-    with open(result_path, "w", encoding="utf-8") as f:
-        json.dump({"values": {str(k): v for k, v in values.items() if v is not None}, "varying": sorted(varying)}, f)
-def stop(number, frame):
-    save()
-    os._exit(0)
-import signal
-signal.signal(signal.SIGTERM, stop)
-path = os.path.join(os.getcwd(), "candidate.py")
-main = types.ModuleType("__main__")
-main.__file__ = path
-main.__dict__["__builtins__"] = builtins
-sys.modules["__main__"] = main
-sys.argv = [path]
-sys.path[0:1] = [os.environ.get("ASTREDUCE_TRACE_PATH") or os.getcwd()]
-try:
-    exec(compile(tree, path, "exec", dont_inherit=True), main.__dict__)
-except BaseException:
-    pass
-finally:
-    save()
-    sys.stdout.flush()
-    os._exit(0)
-""" % MAX_REPR
-
-
 #: Expression kinds whose value is worth recording.
 _SKIP_KINDS = (
     ast.Constant,
@@ -218,6 +100,26 @@ _SKIP_FIELDS = frozenset(
 )
 
 
+class Recorder(Protocol):
+    """Records the values of a program's expressions in a run: what ``value-from-trace`` is given."""
+
+    def record(self, text: str, candidates: list[int]) -> tuple[dict[int, str], frozenset[int]]:
+        """Each candidate node's first literal value (its ``repr``), and the nodes whose value changed later."""
+        ...
+
+
+def _alone() -> Recorder:
+    """The recorder of a transform given none: the program traced alone.
+
+    A transform loaded from the registry (the data-file tests, a plugin host)
+    still proposes values; the import waits until then, so that loading the
+    transforms never loads the code that runs programs.
+    """
+    from astreduce.oracles.trace import Tracer
+
+    return Tracer()
+
+
 class ValueFromTrace(Transform):
     """Replace an expression with the value it had in a run of the program, when that value is a literal.
 
@@ -230,43 +132,28 @@ class ValueFromTrace(Transform):
     run (a counter, the test that ends the loop): its first value would make
     the loop run forever (stdlib_argparse: 23 candidates that each cost a
     CPU budget).
-    Notes: the run happens once per text, in a subprocess with a timeout and
-    a temporary working directory (the transform never runs the oracle).
-    :meth:`configure` gives it what the exec oracle runs with (the appended
-    test, the input's folder, the interpreter); without the appended test,
-    only the code that runs on import of the program is traced.
+    Notes: the transform never runs anything: it asks a recorder for the
+    values (:class:`~astreduce.oracles.trace.Tracer` runs the program once
+    per text, in a child process with a timeout, as the oracles run a
+    candidate). :meth:`configure` hands it a recorder set up as the exec
+    oracle runs (the appended test, the input's folder, the interpreter);
+    without one, the program is traced alone, so only the code that runs on
+    import of the program is traced.
     """
 
     name = "value-from-trace"
     phase = "simplify"
     priority = 5
     node_kinds = frozenset()
-    append: str = ""
-    """Text run after the program (the exec oracle's ``--append`` script)."""
-    search_path: str = ""
-    """Directory first on ``sys.path`` in the run (the input's folder)."""
-    timeout: float = TRACE_TIMEOUT
-    python: str = sys.executable
-    """The interpreter of the traced run."""
+    recorder: Recorder | None = None
+    """Where the values come from (``None``: the program traced alone)."""
     enabled: bool = True
     """False when the oracle does not run the program as Python (a command oracle)."""
 
-    def configure(
-        self,
-        *,
-        append: str = "",
-        search_path: str = "",
-        python: str | None = None,
-        enabled: bool = True,
-        timeout: float | None = None,
-    ) -> None:
-        """Run the trace as the exec oracle runs a candidate (see the class notes)."""
-        self.append = append
-        self.search_path = search_path
-        self.python = python or sys.executable
+    def configure(self, *, recorder: Recorder | None = None, enabled: bool = True) -> None:
+        """Ask ``recorder`` for values (see the class notes); ``enabled=False`` proposes nothing."""
+        self.recorder = recorder
         self.enabled = enabled
-        if timeout is not None:
-            self.timeout = timeout
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         if not self.enabled:
@@ -277,7 +164,7 @@ class ValueFromTrace(Transform):
         candidates = [i for i, node in enumerate(a.asts) if _recordable(a, node)]
         if not candidates:
             return
-        values, varying = trace(tree.text, candidates, self.append, self.search_path, self.timeout, self.python)
+        values, varying = (self.recorder or _alone()).record(tree.text, candidates)
         for node_id in candidates:
             shown = values.get(node_id)
             if shown is None:
@@ -333,97 +220,3 @@ def _recordable(a: Analysis, node: ast.AST) -> bool:
             return False  # a value pattern must stay a dotted name or a literal
         current = a.parent(current)
     return True
-
-
-def trace(
-    text: str,
-    candidates: list[int],
-    append: str = "",
-    search_path: str = "",
-    timeout: float = TRACE_TIMEOUT,
-    python: str | None = None,
-) -> tuple[dict[int, str], frozenset[int]]:
-    """Each candidate expression's first literal value in one run of ``text``, and those whose value changed later (cached per text)."""
-    python = python or sys.executable
-    key = hashlib.blake2b(
-        f"{python}\0{append}\0{search_path}\0{text}".encode("utf-8", "surrogateescape")
-    ).hexdigest()
-    cached = _TRACES.get(key)
-    if cached is not None:
-        return cached
-    values = _run(text, candidates, append, search_path, timeout, python)
-    if len(_TRACES) >= 8:
-        _TRACES.pop(next(iter(_TRACES)))
-    _TRACES[key] = values
-    return values
-
-
-def _sandboxed(limits: Limits) -> Callable[[], None]:
-    def prepare() -> None:
-        die_with_parent()
-        limits.apply()
-
-    return prepare
-
-
-def _run(
-    text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str
-) -> dict[int, str]:
-    workdir = tempfile.mkdtemp(prefix="astreduce-trace-")
-    try:
-        program = text if not append else text + ("" if text.endswith("\n") else "\n") + append
-        text_path = os.path.join(workdir, "text.py")
-        wanted_path = os.path.join(workdir, "wanted.json")
-        result_path = os.path.join(workdir, "values.json")
-        with open(text_path, "w", encoding="utf-8", errors="surrogateescape") as file:
-            file.write(program)
-        with open(wanted_path, "w", encoding="utf-8") as file:
-            json.dump(candidates, file)
-        run_dir = os.path.join(workdir, "run")
-        os.mkdir(run_dir)
-        environment = dict(os.environ, ASTREDUCE_TRACE_PATH=search_path)
-        # the program is the user's candidate: it runs as the oracles run one,
-        # dying with astreduce and under the same resource limits
-        launcher = pdeathsig_launcher()
-        limits = Limits().for_timeout(timeout)
-        process = subprocess.Popen(
-            [*(launcher or []), python, "-c", _CHILD, text_path, wanted_path, result_path],
-            cwd=run_dir,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env=environment,
-            preexec_fn=None if launcher else _sandboxed(limits),
-        )
-        if launcher:
-            limits.apply(process.pid)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            # a hang: ask for the values recorded so far, then stop it for good
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=2)
-            except (ProcessLookupError, PermissionError, subprocess.TimeoutExpired):
-                pass
-        finally:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            process.wait()
-        try:
-            with open(result_path, encoding="utf-8") as file:
-                raw = json.load(file)
-        except (OSError, ValueError):
-            return {}, frozenset()
-        wanted = set(candidates)
-        values = raw.get("values", {}) if isinstance(raw, dict) else {}
-        varying = raw.get("varying", []) if isinstance(raw, dict) else []
-        return (
-            {int(k): v for k, v in values.items() if isinstance(v, str) and int(k) in wanted},
-            frozenset(n for n in varying if isinstance(n, int)),
-        )
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)

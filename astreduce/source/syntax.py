@@ -1,0 +1,71 @@
+"""Whether a text is a Python module, and which interpreter's grammar decides it.
+
+A reduction checks its input once before any test (:func:`check_parses`: an
+input that does not parse cannot go through the tree strategies), and a
+target interpreter newer than this one parses candidates for us
+(:func:`syntax_interpreter`, :func:`parse_foreign`). Single-file and
+multi-file reductions and ``compare`` share these, so they live with the
+tree model rather than with one of its callers.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from astreduce.errors import UsageError
+from astreduce.interpreters import resolve_python, version_of
+from astreduce.source.tree import ForeignParser, Tree, parse
+
+
+def syntax_interpreter(python: str | None) -> str | None:
+    """The interpreter whose ``ast`` must parse candidates, when it is not this one.
+
+    Code for a newer Python (3.12's ``type`` statements, 3.13's syntax) does
+    not parse here; the target interpreter parses it for us. Interpreters
+    older than 3.10 lack what the tree model needs, and their syntax parses
+    here anyway.
+    """
+    if not python:
+        return None
+    path = resolve_python(python)
+    if path == sys.executable:
+        return None
+    version = version_of(path)
+    if version < (3, 10) or version == sys.version_info[:2]:
+        return None
+    return path
+
+
+def parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
+    """``text`` parsed by another interpreter, or ``None`` when it does not parse there."""
+    try:
+        return parser.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def check_parses(text: str, filename: str, parser: ForeignParser | None = None) -> None:
+    """Raise UsageError naming line and column when ``text`` is not a valid module."""
+    if "\0" in text:  # Python's own message has no position (3.11) or a misleading one
+        before = text[: text.index("\0")]
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise UsageError(
+            f"{filename}:{line}:{column}: contains a null byte, so it is not Python source (a binary file?); "
+            "use --strategy lines, chars or tokens for input that is not valid Python"
+        )
+    try:
+        if parser is not None:
+            parser.parse(text, filename)
+        else:
+            parse(text, filename)
+    except SyntaxError as error:
+        where = f"{error.lineno}:{error.offset}" if error.lineno else "?"
+        raise UsageError(
+            f"{filename}:{where}: does not parse: {error.msg} "
+            "(use --strategy lines, chars or tokens for input that is not valid Python)"
+        ) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise UsageError(
+            f"{filename}: cannot parse: {reason} (use --strategy lines, chars or tokens)"
+        ) from None
