@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -50,7 +52,7 @@ from astreduce.isolate import (
 )
 from astreduce.cli.isolate import isolate_command
 from astreduce.files import read_tree
-from astreduce.oracles import Oracle
+from astreduce.oracles import Oracle, Run, Verdict
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.outcome import Outcome
 
@@ -333,6 +335,82 @@ def test_the_result_is_the_same_for_every_jobs(tmp_path: Path) -> None:
     assert [c.label for c in one.difference] == [c.label for c in four.difference]
 
 
+class CountingOracle:
+    """A text oracle whose tests run through ``start``: it records how many are alive at once.
+
+    FAIL when both ``x5 = 50`` and ``x9 = 90`` are in the text (two changes
+    needed together), UNRESOLVED when only ``x9 = 90`` is, PASS otherwise.
+    """
+
+    def __init__(self) -> None:
+        self.alive = 0
+        self.most_alive = 0
+        self.started = 0
+
+    @property
+    def identity(self) -> str:
+        return "counting"
+
+    def judge(self, text: str) -> Verdict:
+        if "x5 = 50" in text and "x9 = 90" in text:
+            return Verdict(Outcome.FAIL, Run("exception", exception="AssertionError"))
+        if "x9 = 90" in text:
+            return Verdict(Outcome.UNRESOLVED, Run("exception", exception="NameError"))
+        return Verdict(Outcome.PASS, Run("ok"))
+
+    def calibrate(self, text: str) -> Verdict:
+        return self.judge(text)
+
+    def start(self, text: str) -> CountingPending:
+        self.started += 1
+        self.alive += 1
+        self.most_alive = max(self.most_alive, self.alive)
+        return CountingPending(self, self.judge(text))
+
+    def close(self) -> None:
+        pass
+
+
+class CountingPending:
+    def __init__(self, oracle: CountingOracle, verdict: Verdict) -> None:
+        self.oracle = oracle
+        self.verdict = verdict
+        self.ended = False
+
+    def _end(self) -> None:
+        if not self.ended:
+            self.ended = True
+            self.oracle.alive -= 1
+
+    def wait(self) -> Verdict:
+        self._end()
+        return self.verdict
+
+    def cancel(self) -> None:
+        self._end()
+
+
+@pytest.mark.parametrize("granularity", GRANULARITIES)
+def test_jobs_two_runs_two_tests_at_once_through_the_scheduler_with_the_same_result(granularity: Granularity) -> None:
+    old = "".join(f"x{i} = {i}\n\n\n" for i in range(12))
+    new = "".join(f"x{i} = {i * 10}\n\n\n" if i % 2 else f"x{i} = {i}\n\n\n" for i in range(12))
+    results: dict[int, IsolationResult] = {}
+    oracles: dict[int, CountingOracle] = {}
+    for jobs in (1, 2):
+        oracles[jobs] = CountingOracle()
+        results[jobs] = isolate(old, new, oracles[jobs], granularity, jobs=jobs, filename="counted.py")
+    one, two = results[1], results[2]
+    # -j 1 judges one at a time; -j 2 starts tests ahead, two of them alive at once
+    assert oracles[1].started == 0
+    assert oracles[2].most_alive >= 2 and oracles[2].alive == 0
+    assert (one.passing, one.failing, one.isolated) == (two.passing, two.failing, two.isolated)
+    assert [c.label for c in one.difference] == [c.label for c in two.difference]
+    assert [c.label for c in one.requires] == [c.label for c in two.requires]
+    assert (one.tests, one.unresolved) == (two.tests, two.unresolved)
+    assert [(s.name, s.tests) for s in one.levels] == [(s.name, s.tests) for s in two.levels]
+    assert "x5 = 50" in one.failing_text and "x9 = 90" in one.failing_text and one.verified
+
+
 def test_old_must_pass_and_new_must_fail() -> None:
     oracle = exec_oracle(SMALL_NEW, SMALL_CHECK, "shop.py")
     broken = SMALL_OLD.replace("return name.title()", "return name.tittle()")
@@ -554,3 +632,58 @@ def test_packages_need_an_entry_or_a_command(package: tuple[Path, Path]) -> None
         isolate_paths(old, new, options, entry="nothing.py")
     with pytest.raises(NotReproducibleError, match=r"^NEW does not fail: it raises no exception"):
         isolate_paths(old, old, options, entry="main.py")
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------
+
+SLOW_CHECK = """
+import time as _time
+with open({marker!r}, "a") as _marker:
+    _marker.write("test\\n")
+_time.sleep(0.2)
+assert not (f5() == 500 and f17() == 1700 and f23() == 2300 and f31() == 3100), "four changed"
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigint_stops_between_two_tests_and_keeps_the_versions_so_far(jobs: int, tmp_path: Path) -> None:
+    """A real SIGINT to ``python -m astreduce isolate``: exit 130, both versions written and valid.
+
+    The failure needs four of twenty changes together, so the search runs
+    about thirty tests of 0.2 s each; the signal comes once the third test
+    of the search has started (each test appends a line to ``marker``; five
+    runs come before the search: NEW three times to calibrate, NEW and OLD).
+    """
+    old = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(40))
+    new = "".join(f"def f{i}():\n    return {i * 100 if i % 2 else i}\n\n\n" for i in range(40))
+    marker = tmp_path / "marker"
+    (tmp_path / "old.py").write_text(old, encoding="utf-8")
+    (tmp_path / "new.py").write_text(new, encoding="utf-8")
+    check = tmp_path / "check.py"
+    check.write_text(SLOW_CHECK.format(marker=str(marker)), encoding="utf-8")
+    args = ["old.py", "new.py", "--append", str(check), "--report", "r.json", "-j", str(jobs)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "astreduce", "isolate", *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        while process.poll() is None and (not marker.exists() or len(marker.read_text().splitlines()) < 8):
+            time.sleep(0.01)
+        assert process.poll() is None, "the search ended before the signal"
+        os.kill(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert "astreduce: interrupted; best result so far (verified) written to " in stderr, stderr
+    passing, failing = tmp_path / "new.passing.py", tmp_path / "new.failing.py"
+    assert passing.is_file() and failing.is_file()
+    assert stdout == unified_diff({"new.py": passing.read_text(encoding="utf-8")}, {"new.py": failing.read_text(encoding="utf-8")})
+    program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
+    ran = subprocess.run([sys.executable, "-c", program, str(failing), str(check)], capture_output=True, text=True, check=False)
+    assert "AssertionError: four changed" in ran.stderr
+    ran = subprocess.run([sys.executable, "-c", program, str(passing), str(check)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["interrupted"] is True and report["verified"] is True
+    assert 0 < report["tests"] < 35  # stopped early: the whole search takes 35

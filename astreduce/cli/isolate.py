@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from astreduce.cli.common import errors
+from astreduce.cli.common import errors, exit_after, run_reduction
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
@@ -80,7 +79,15 @@ def isolate_command(
         outputs = output_paths(old, new, diff_path)
         for target in [*([diff_path] if diff_path else []), *([report_path] if report_path else [])]:
             check_output_path(target, new if not new.is_dir() else None, what="output")
-        result = isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry)
+        # Ctrl-C and SIGTERM as for reduce: the search stops between two tests and the
+        # passing and failing versions so far are written (both tested), then exit 130
+        result, interrupted = run_reduction(
+            lambda stop, progress: isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry, stop=stop),
+            quiet=True,  # isolate has no live display: its summary comes at the end
+            target=new,
+            has_saved=lambda: False,
+            what="version",
+        )
         diff = result.diff
         written: dict[str, str] = {}
         if diff_path is not None:
@@ -103,9 +110,9 @@ def isolate_command(
         if not quiet:
             _summary(result, written)
         click.echo(diff, nl=False)
-        if not result.verified:
+        if not result.verified and not interrupted:
             click.echo("astreduce: the results did not verify on a second run (a flaky oracle?)", err=True)
-            sys.exit(1)
+        exit_after(result.verified, interrupted, f"{written['passing']} and {written['failing']}")
 
 
 def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
@@ -123,7 +130,7 @@ def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
         click.echo(f"astreduce:   {change.describe()}", err=True)
     if result.requires:
         click.echo(
-            f"astreduce: on OLD alone the difference also needs {len(result.requires)} passing change(s): "
+            f"astreduce: on OLD alone the difference also needs {'at most ' if result.interrupted else ''}{len(result.requires)} passing change(s): "
             f"OLD + all of them fails; patch in {written.get('isolated')}",
             err=True,
         )

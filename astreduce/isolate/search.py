@@ -351,6 +351,8 @@ class _Search:
         """The current level's passing and failing configurations (on top of :attr:`base`)."""
         self.required: _Bounds | None = None
         """The requirement search's: its failing side is the smallest known set of passing changes needed."""
+        self.current: tuple[str, int, int, int, float] | None = None
+        """The level under way: its name, changes, and the counters and clock when it began."""
 
     def run(self, new: FileTree, granularity: Granularity, single: str | None) -> None:
         old = self.old
@@ -372,9 +374,8 @@ class _Search:
 
     def _level(self, name: str, elements: list[Change]) -> tuple[list[Change], list[Change]]:
         """dd ``+-`` over ``elements`` applied to OLD on top of :attr:`base`: (passing, difference)."""
-        started = time.monotonic()
         trees, base = self.trees, self.base
-        tests, hits = trees.tests, trees.cache_hits
+        self._begin(name, len(elements))
         self.elements = elements
         self.bounds = bounds = _Bounds([], list(elements))
 
@@ -393,9 +394,7 @@ class _Search:
             raise NotReproducibleError(f"the oracle changed its mind about OLD or NEW ({error}); is it flaky?") from None
         trees.hits += found.cache_hits  # configurations dd answered from its own cache
         bounds.passing, bounds.failing = list(found.passing), list(found.failing)
-        self.levels.append(
-            LevelStats(name, len(elements), trees.tests - tests, trees.cache_hits - hits, len(found.difference), time.monotonic() - started)
-        )
+        self._end(len(found.difference))
         return list(found.passing), list(found.difference)
 
     def _requirements(self) -> None:
@@ -408,10 +407,9 @@ class _Search:
         as dd+ suggests); ddmin then trims the guess, or, when the guess does not
         fail, searches all passing changes.
         """
-        started = time.monotonic()
         trees, old = self.trees, self.old
         passing, difference = self.passing_changes, self.difference
-        tests, hits = trees.tests, trees.cache_hits
+        self._begin("requires", len(passing))
         self.required = required = _Bounds([], list(passing), grows=False)
 
         def build(config: Sequence[Change]) -> FileTree:
@@ -419,7 +417,7 @@ class _Search:
 
         if not passing or trees.outcome([], build, required) is Outcome.FAIL:
             required.failing = []
-            self.levels.append(LevelStats("requires", len(passing), trees.tests - tests, trees.cache_hits - hits, 0, time.monotonic() - started))
+            self._end(0)
             return
 
         def test(config: Sequence[Change]) -> Outcome:
@@ -443,9 +441,18 @@ class _Search:
             trees.hits += result.cache_hits
             found = list(result.failing)
         required.failing = found
-        self.levels.append(
-            LevelStats("requires", len(passing), trees.tests - tests, trees.cache_hits - hits, len(found), time.monotonic() - started)
-        )
+        self._end(len(found))
+
+    def _begin(self, name: str, changes: int) -> None:
+        self.current = (name, changes, self.trees.tests, self.trees.cache_hits, time.monotonic())
+
+    def _end(self, found: int) -> None:
+        """The figures of the level that ends (or, stopped, of the level so far)."""
+        assert self.current is not None
+        name, changes, tests, hits, started = self.current
+        trees = self.trees
+        self.levels.append(LevelStats(name, changes, trees.tests - tests, trees.cache_hits - hits, found, time.monotonic() - started))
+        self.current = None
 
     @property
     def passing_changes(self) -> list[Change]:
@@ -461,6 +468,8 @@ class _Search:
         old, trees = self.old, self.trees
         passing_changes, difference = self.passing_changes, self.difference
         requires = self.required.failing if self.required is not None else passing_changes
+        if self.current is not None:  # stopped within a level
+            self._end(len(requires) if self.current[0] == "requires" else len(difference))
         order = {id(c): i for i, c in enumerate(passing_changes + difference)}
         isolated_changes = sorted(requires + difference, key=lambda c: order[id(c)])
         return IsolationResult(
