@@ -297,20 +297,19 @@ def _headline(report: Any) -> tuple[int | None, int | None]:
     return report.get("tests"), result.get("tokens") if isinstance(result, dict) else None
 
 
-def _table_without_seconds(stdout: str) -> str:
-    """compare's Markdown table with the seconds column blanked."""
+def _table_without_timing(stdout: str) -> str:
+    """compare's Markdown table with its seconds and cache hits columns blanked."""
     lines = stdout.splitlines()
     if not lines or not lines[0].startswith("|"):
         return stdout
     header = [cell.strip() for cell in lines[0].split("|")]
-    if "seconds" not in header:
-        return stdout
-    column = header.index("seconds")
+    columns = [i for i, name in enumerate(header) if name in ("seconds", "cache hits")]
     blanked = []
     for index, line in enumerate(lines):
         cells = line.split("|")
-        if index >= 2 and len(cells) > column:  # below the header and its rule
-            cells[column] = " - "
+        for column in columns:
+            if index >= 2 and len(cells) > column:  # below the header and its rule
+                cells[column] = " - "
         blanked.append("|".join(cells))
     return "\n".join(blanked) + "\n"
 
@@ -351,7 +350,7 @@ def _run_in(python: str, plan: Plan, jobs: int, work: Path, record: dict[str, An
     outputs = _outputs(setup.outputs, raw)
     if isinstance(raw, dict) and isinstance(raw.get("rows"), list):
         raw = {**raw, "rows": [{k: v for k, v in row.items() if k != "output"} for row in raw["rows"]]}
-        stdout = _table_without_seconds(stdout)
+        stdout = _table_without_timing(stdout)
     report, aside = _split(raw)
     tests, tokens = _headline(report)
     record.update(
@@ -443,6 +442,8 @@ def _differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     found: list[str] = []
     for field in COMPARED:
         old, new = before.get(field), after.get(field)
+        if field == "stdout" and before["kind"] == "compare" and old is not None and new is not None:
+            old, new = _table_without_timing(old), _table_without_timing(new)
         if old == new:
             continue
         if field == "outputs":
@@ -482,15 +483,19 @@ def _within(name: str, runs: list[dict[str, Any]]) -> str:
         if run["status"] != "skipped":
             by_case.setdefault((run["kind"], run["case"]), []).append(run)
     several = {key: group for key, group in by_case.items() if len({r["jobs"] for r in group}) > 1}
-    differ = []
+    if not several:
+        return f"guard: within {name}: one -j per case, nothing to set side by side"
+    differ, same_reports = [], 0
     for (kind, case), group in sorted(several.items()):
         facts = {(r["exit"], r["tests"], json.dumps(r["outputs"], sort_keys=True)) for r in group}
+        same_reports += len({json.dumps(r["report"], sort_keys=True) for r in group}) == 1
         if len(facts) > 1:
             tests = ", ".join(f"-j {r['jobs']}: {r['tests']} tests" for r in group)
             outputs = "same outputs" if len({f[2] for f in facts}) == 1 else "different outputs"
             differ.append(f"{kind}/{case} ({tests}; {outputs})")
     jobs = "/".join(str(j) for j in sorted({r["jobs"] for r in runs}))
-    line = f"guard: within {name}, -j {jobs}: {len(several) - len(differ)} of {len(several)} cases identical in exit, outputs and tests"
+    line = (f"guard: within {name}, -j {jobs}: {len(several) - len(differ)} of {len(several)} cases identical "
+            f"in exit, outputs and tests ({same_reports} in the whole report)")
     return line + ("; differ: " + "; ".join(differ) if differ else "")
 
 
