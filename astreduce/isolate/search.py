@@ -6,17 +6,18 @@ granularity (:func:`isolate_trees`); for two files, that second level alone
 (:func:`isolate`). What dd ``+-`` finds is relative to the maximal passing
 version; the passing changes the difference needs to fail on OLD alone are
 then found by ddmin, guessing first by the names they define
-(:func:`_requirements`). :func:`isolate_paths` reads the versions from disk
-and builds the oracle; :func:`report_dict` is the ``--report`` JSON.
+(:meth:`_Search._requirements`). Every candidate is judged through the
+session every command shares (:mod:`astreduce.isolate.candidates`), so a
+stop request ends the search between two tests with the versions so far.
+:func:`isolate_paths` reads the versions from disk and builds the oracle;
+:func:`report_dict` is the ``--report`` JSON.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 import time
-from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,139 +26,14 @@ from astreduce.dd import Outcome, dd
 from astreduce.errors import DDPreconditionError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import FileTree, read_source, read_tree
 from astreduce.isolate.align import file_changes
+from astreduce.isolate.candidates import Bounds, CandidateTrees
 from astreduce.isolate.changes import GRANULARITIES, Change, Granularity, apply_changes, changed_lines, tree_changes, unified_diff
 from astreduce.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions, build_oracle
-from astreduce.oracles.tree import DirectoryOracle, EncodedTree, FileOracle, encode_tree
+from astreduce.oracles.tree import DirectoryOracle, FileOracle
 from astreduce.reduce.single import StopRequest
-from astreduce.search.session import Interrupted, Session
-
-
-#: How a search turns a configuration (changes chosen at one level) into a candidate tree.
-Build = Callable[[Sequence[Change]], FileTree]
-
-
-@dataclass
-class _Bounds:
-    """The largest passing and the smallest failing configuration tested so far, one inside the other.
-
-    dd keeps such a pair and narrows it; this is its shadow, fed with every
-    outcome the search reads, so that a search stopped between two tests
-    leaves a passing and a failing version behind. Both were tested, so both
-    are valid (they may differ from dd's own pair, never be worse than it).
-    """
-
-    passing: list[Change]
-    failing: list[Change]
-    grows: bool = True
-    """Whether PASS outcomes move the passing side (dd ``+-``); ddmin's search has a failing side only."""
-
-    def saw(self, config: Sequence[Change], outcome: Outcome) -> None:
-        chosen = {id(c) for c in config}
-        if not {id(c) for c in self.passing} <= chosen <= {id(c) for c in self.failing}:
-            return
-        if outcome is Outcome.PASS and self.grows and len(chosen) > len(self.passing):
-            self.passing = list(config)
-        elif outcome is Outcome.FAIL and len(chosen) < len(self.failing):
-            self.failing = list(config)
-
-
-class _Trees:
-    """Candidate trees judged through one :class:`~astreduce.search.session.Session`: ``reduce``'s scheduler.
-
-    The session's candidates are texts: for two files, the file's own text,
-    judged by the text oracle that :class:`~astreduce.oracles.tree.FileOracle`
-    wraps; for two trees, the tree encoded (:func:`~astreduce.oracles.tree.encode_tree`,
-    :class:`~astreduce.oracles.tree.EncodedTree`). So the session's cache by
-    content, its counters, its ``-j`` speculation in the search's order and its
-    stop request serve isolate as they serve ``reduce``. OLD and NEW were
-    judged before the search: their outcomes are known here and cost no test
-    (dd asks for both first).
-    """
-
-    def __init__(self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None) -> None:
-        texts: Oracle[str]
-        if single is not None and isinstance(oracle, FileOracle) and oracle.name == single:
-            name = single
-            self.text: Callable[[FileTree], str] = lambda tree: tree[name]
-            texts = oracle.oracle
-        else:
-            self.text = encode_tree
-            texts = EncodedTree(oracle)
-        self.known = {self.text(new): Outcome.FAIL, self.text(old): Outcome.PASS}
-        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs)
-        self.jobs = jobs
-        self.unresolved = 0
-        """Tests whose outcome was UNRESOLVED (an inconsistent configuration, as dd+ says)."""
-        self.hits = 0
-        """Outcomes answered without the session: OLD and NEW, and dd's own cache."""
-
-    @property
-    def tests(self) -> int:
-        return self.session.tests
-
-    @property
-    def cache_hits(self) -> int:
-        return self.session.cache_hits + self.hits
-
-    def outcome(self, config: Sequence[Change], build: Build, bounds: _Bounds) -> Outcome:
-        for outcome in self.outcomes([config], build, bounds):
-            return outcome
-        raise AssertionError("no outcome")  # pragma: no cover
-
-    def outcomes(self, configs: Iterable[Sequence[Change]], build: Build, bounds: _Bounds) -> Generator[Outcome, None, None]:
-        """Outcomes of the configurations' trees, lazily, in order; each one also goes to ``bounds``."""
-        drawn: deque[Sequence[Change]] = deque()
-
-        def trees() -> Iterator[FileTree]:
-            for config in configs:
-                drawn.append(config)
-                yield build(config)
-
-        results = self._outcomes(trees())
-        try:
-            for outcome in results:
-                bounds.saw(drawn.popleft(), outcome)
-                yield outcome
-        finally:
-            results.close()  # dd stopped reading: the session cancels what runs ahead
-
-    def _outcomes(self, trees: Iterable[FileTree]) -> Generator[Outcome, None, None]:
-        """Known outcomes here, the others from the session (which may draw ahead), in order."""
-        order: deque[Outcome | None] = deque()  # per tree drawn: its known outcome, or None: the session's
-        answered: deque[Outcome] = deque()  # the session's outcomes not yet yielded
-
-        def unknown() -> Iterator[str]:
-            for tree in trees:
-                text = self.text(tree)
-                known = self.known.get(text)
-                order.append(known)
-                if known is None:
-                    yield text
-
-        results = self.session.outcomes(unknown())
-        tests = self.session.tests
-        try:
-            while True:
-                if not order:
-                    answered.extend(itertools.islice(results, 1))  # draws up to the next unknown tree
-                    if not order:
-                        return
-                known = order.popleft()
-                if known is not None:
-                    self.hits += 1
-                    yield known
-                    continue
-                outcome = answered.popleft() if answered else next(results)
-                if self.session.tests > tests and outcome is Outcome.UNRESOLVED:
-                    self.unresolved += 1
-                tests = self.session.tests
-                yield outcome
-        finally:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
+from astreduce.search.session import Interrupted
 
 
 @dataclass
@@ -307,7 +183,7 @@ def isolate_trees(
     checked = oracle.judge(old)
     if checked.outcome is not Outcome.PASS:
         raise NotReproducibleError(f"OLD does not pass: the oracle says {checked.outcome} ({checked.run.describe()})")
-    search = _Search(old, _Trees(oracle, old, new, jobs, single))
+    search = _Search(old, CandidateTrees(oracle, old, new, jobs, single))
     interrupted = False
     if stop is not None:
         stop.attach(search.trees.session)
@@ -340,16 +216,16 @@ TRIM_LIMIT = 8
 class _Search:
     """One isolation's levels of dd, and where they stand: what :meth:`result` reports, finished or not."""
 
-    def __init__(self, old: FileTree, trees: _Trees) -> None:
+    def __init__(self, old: FileTree, trees: CandidateTrees) -> None:
         self.old = old
         self.trees = trees
         self.levels: list[LevelStats] = []
         self.base: list[Change] = []
         """Changes every candidate of the current level has: the passing files of the file level."""
         self.elements: list[Change] = []
-        self.bounds = _Bounds([], [])
+        self.bounds = Bounds([], [])
         """The current level's passing and failing configurations (on top of :attr:`base`)."""
-        self.required: _Bounds | None = None
+        self.required: Bounds | None = None
         """The requirement search's: its failing side is the smallest known set of passing changes needed."""
         self.current: tuple[str, int, int, int, float] | None = None
         """The level under way: its name, changes, and the counters and clock when it began."""
@@ -359,7 +235,7 @@ class _Search:
         if single is None:
             files = tree_changes(old, new)
             passing, difference = self._level("files", files)
-            self.base, self.bounds = passing, _Bounds([], difference)  # as one: a stop sees a consistent pair
+            self.base, self.bounds = passing, Bounds([], difference)  # as one: a stop sees a consistent pair
             elements: list[Change] = []
             for change in difference:
                 before, after = old.get(change.path, ""), new.get(change.path, "")
@@ -377,7 +253,7 @@ class _Search:
         trees, base = self.trees, self.base
         self._begin(name, len(elements))
         self.elements = elements
-        self.bounds = bounds = _Bounds([], list(elements))
+        self.bounds = bounds = Bounds([], list(elements))
 
         def build(config: Sequence[Change]) -> FileTree:
             return apply_changes(self.old, [*base, *config])
@@ -410,7 +286,7 @@ class _Search:
         trees, old = self.trees, self.old
         passing, difference = self.passing_changes, self.difference
         self._begin("requires", len(passing))
-        self.required = required = _Bounds([], list(passing), grows=False)
+        self.required = required = Bounds([], list(passing), grows=False)
 
         def build(config: Sequence[Change]) -> FileTree:
             return apply_changes(old, [*config, *difference])
