@@ -45,8 +45,8 @@ from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import Result, StopRequest, reduce_source
 from astreduce.search.session import PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
+from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, syntax_interpreter
-from astreduce.source.tree import ForeignParser
 
 #: The order of the table and the default ``--strategies``: the literature's
 #: plain ddmin granularities, coarse to fine, then the syntax-tree strategies.

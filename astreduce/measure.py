@@ -1,5 +1,8 @@
 """Sizes of a text as DESIGN.md defines them: tokens, bytes, non-blank lines, AST nodes.
 
+:class:`Size` is the one measure of a candidate; :func:`size_change` estimates,
+for the transforms, how a proposal changes it.
+
 *Tokens* are Python tokens as the standard ``tokenize`` module counts them,
 leaving out ENCODING, NL, NEWLINE, INDENT, DEDENT, COMMENT and ENDMARKER.
 For text that does not tokenize (not Python, or broken Python) a simple
@@ -79,3 +82,66 @@ def ast_nodes(text: str) -> int | None:
             return sum(1 for _ in ast.walk(ast.parse(text)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<string>[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*"))
+    | (?P<number>\d[\w.]*(?:[eE][+-]?\d+)?j?|\.\d\w*)
+    | (?P<name>[^\W\d]\w*)
+    | (?P<comment>\#[^\n]*)
+    | (?P<op>\*\*=?|//=?|->|:=|<<=?|>>=?|[-+*/%@&|^=!<>]=|\.\.\.|[-+*/%@&|^~<>=.,:;()\[\]{}])
+    | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def _approximate(text: str) -> tuple[int, int, int]:
+    """Tokens, identifiers and characters of a fragment, by a regular expression (no tokenizer state)."""
+    tokens = identifiers = 0
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "comment":
+            continue
+        tokens += 1
+        if kind == "name" and not keyword.iskeyword(match.group()):
+            identifiers += 1
+    return tokens, identifiers, len(text)
+
+
+def size_change(text: str, candidate: str) -> tuple[int, int, int]:
+    """(tokens, identifiers, characters) of ``candidate`` minus those of ``text``, on the changed lines.
+
+    An estimate in the order of :attr:`Size.key` (characters standing in for
+    bytes), cheap enough for a transform to drop every proposal that would not
+    shrink the program before it costs a test: the regular expression needs
+    no tokenizer state, so it reads the changed lines only.
+    """
+    limit = min(len(text), len(candidate))
+    start = _common(text, candidate, limit, False)
+    suffix = _common(text, candidate, limit - start, True)
+    start = text.rfind("\n", 0, start) + 1
+    end = len(text) - suffix
+    newline = text.find("\n", end)
+    end = len(text) if newline < 0 else newline
+    delta = len(candidate) - len(text)
+    old = _approximate(text[start:end])
+    new = _approximate(candidate[start : end + delta])
+    return (new[0] - old[0], new[1] - old[1], new[2] - old[2])
+
+
+def _common(a: str, b: str, limit: int, from_end: bool) -> int:
+    """Length of the common prefix (or suffix) of ``a`` and ``b``, at most ``limit``, by bisection."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if (
+            (a[len(a) - middle :] == b[len(b) - middle :])
+            if from_end
+            else (a[:middle] == b[:middle])
+        ):
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -33,8 +33,8 @@ from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
+from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
-from astreduce.source.tree import ForeignParser
 from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import ValueFromTrace
 

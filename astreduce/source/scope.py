@@ -6,7 +6,8 @@ control flow, constants) need to know which ``x`` a ``Name`` refers to, how
 often a name is bound, and which calls reach a function. :func:`analyse`
 re-parses the tree's text with the standard ``ast`` (about as fast as the
 tree itself was built, and cached per text, so the transforms of one pass
-share it), numbers the nodes exactly as the tree does, and resolves every
+share it), numbers the nodes with the tree's own numbering
+(:func:`astreduce.source.tree.numbered`), and resolves every
 name to the scope that binds it, following Python's rules: function scopes
 see enclosing function scopes but not class bodies, ``global`` and
 ``nonlocal`` redirect bindings, comprehensions have their own scope.
@@ -15,44 +16,27 @@ When the text does not parse with this interpreter (a tree parsed by
 another one) or the numbering disagrees with the tree, :func:`analyse`
 returns ``None`` and the transforms propose nothing: they never guess.
 
-The module also holds what several families need to build proposals:
-parenthesising substituted text, the statement enclosing a node, and
-:func:`shrinks`, which measures a proposal's size change on the changed
-window only (a pass whose net result is not smaller is thrown away, so a
-proposal that grows the program only costs tests).
+The analysis also renders edits, and :func:`shrinks` keeps a proposal only
+when it makes the program smaller (:func:`astreduce.measure.size_change`: a
+pass whose net result is not smaller is thrown away, so a proposal that
+grows the program only costs tests). Where substituted text needs
+parentheses is :mod:`astreduce.source.precedence`'s business.
 """
 
 from __future__ import annotations
 
 import ast
-import bisect
-import io
-import keyword
-import re
-import tokenize
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from astreduce.measure import size_change
 from astreduce.source.render import Edit, NodeReducer
-from astreduce.source.tree import Tree
-
-#: Mirrors the tree model's numbering (astreduce.source.tree): these carry no node of their own...
-_SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
-#: ...and the parts of an f-string are not numbered.
-_OPAQUE = (ast.JoinedStr,)
+from astreduce.source.tree import OPAQUE, SKIPPED, Tree, is_empty_arguments, numbered
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-SCOPES = (
-    ast.Module,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.Lambda,
-    ast.ClassDef,
-    *_COMPREHENSIONS,
-)
 
 
 @dataclass
@@ -98,8 +82,6 @@ class Analysis:
     attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
     strings: set[str] = field(default_factory=set)
     """Every str constant's value (``getattr(obj, "name")`` refers to a name by string)."""
-    in_fstring: set[int] = field(default_factory=set)
-    """``id()`` of nodes inside f-strings: they cannot be edited."""
     scopes: dict[int, Scope] = field(default_factory=dict)
     """``id()`` of a scope's node → the scope."""
     resolved: dict[int, Scope | None] = field(default_factory=dict)
@@ -276,18 +258,12 @@ def _build(tree: Tree) -> Analysis | None:
         return None
     asts: list[ast.AST] = []
     parents: dict[int, ast.AST] = {}
-    # one pre-order walk numbers the nodes as the tree does (f-string parts unnumbered)
-    # and records every node's parent
-    stack: list[tuple[ast.AST, bool]] = [(module, True)]
-    while stack:
-        current, numbered = stack.pop()
-        if numbered:
-            asts.append(current)
-        inside = numbered and not isinstance(current, _OPAQUE)
-        children = _children(current)
-        for child in children:
-            parents[id(child)] = current
-        stack.extend((c, inside and not _is_empty_arguments(c)) for c in reversed(children))
+    for node, parent, *_ in numbered(module):
+        asts.append(node)
+        if parent >= 0:
+            parents[id(node)] = asts[parent]
+        if isinstance(node, _HOLDERS):
+            _unnumbered_parents(node, parents)
     if len(asts) != len(tree.nodes) or any(
         type(a).__name__ != n.kind for a, n in zip(asts, tree.nodes)
     ):
@@ -307,21 +283,22 @@ def _build(tree: Tree) -> Analysis | None:
     return analysis
 
 
-def _children(node: ast.AST) -> list[ast.AST]:
-    found: list[ast.AST] = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            found.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, _SKIPPED))
-        elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
-            found.append(value)
-    return found
+#: Nodes that may hold parts the numbering leaves out.
+_HOLDERS = (*OPAQUE, *FUNCTIONS, ast.Lambda)
 
 
-def _is_empty_arguments(node: ast.AST) -> bool:
-    return isinstance(node, ast.arguments) and not (
-        node.posonlyargs or node.args or node.vararg or node.kwonlyargs or node.kwarg
-    )
+def _unnumbered_parents(node: ast.AST, parents: dict[int, ast.AST]) -> None:
+    """Record the parents the numbering leaves out: an f-string's parts, an empty parameter list."""
+    if isinstance(node, OPAQUE):
+        stack: list[ast.AST] = [node]
+        while stack:
+            current = stack.pop()
+            for child in ast.iter_child_nodes(current):
+                if not isinstance(child, SKIPPED):
+                    parents[id(child)] = current
+                    stack.append(child)
+    elif isinstance(node, (*FUNCTIONS, ast.Lambda)) and is_empty_arguments(node.args):
+        parents[id(node.args)] = node
 
 
 class _Resolver:
@@ -336,7 +313,7 @@ class _Resolver:
         a = self.a
         root = Scope(a.module, None)
         a.scopes[id(a.module)] = root
-        self._walk(a.module, root, False)
+        self._walk(a.module, root)
         for scope, name, node in self.binders:
             target = self._binding_scope(scope, name)
             a.bindings.setdefault((id(target.node), name), []).append(node)
@@ -352,15 +329,12 @@ class _Resolver:
         scope.bound.add(name)
         self.binders.append((scope, name, node))
 
-    def _walk(self, root: ast.AST, scope: Scope, in_fstring: bool) -> None:
+    def _walk(self, root: ast.AST, scope: Scope) -> None:
         a = self.a
-        stack: list[tuple[ast.AST, Scope, bool]] = [(root, scope, in_fstring)]
+        stack: list[tuple[ast.AST, Scope]] = [(root, scope)]
         while stack:
-            node, scope, in_fstring = stack.pop()
+            node, scope = stack.pop()
             a.scope_of[id(node)] = scope
-            if in_fstring:
-                a.in_fstring.add(id(node))
-            inner = in_fstring or isinstance(node, ast.JoinedStr)
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self.loads.append((scope, node))
@@ -397,22 +371,22 @@ class _Resolver:
                 if isinstance(node, ast.ClassDef):
                     outer += [*node.bases, *node.keywords]
                 else:
-                    outer += [node.args] if not _is_empty_arguments(node.args) else []
+                    outer += [node.args] if not is_empty_arguments(node.args) else []
                     if node.returns is not None:
                         outer.append(node.returns)
                 for child in outer:
                     if isinstance(child, ast.arguments):
-                        self._arguments(child, scope, inner_scope, stack, inner)
+                        self._arguments(child, scope, inner_scope, stack)
                     else:
-                        stack.append((child, scope, inner))
+                        stack.append((child, scope))
                 for child in node.body:
-                    stack.append((child, inner_scope, inner))
+                    stack.append((child, inner_scope))
                 continue
             if isinstance(node, ast.Lambda):
                 inner_scope = Scope(node, scope)
                 a.scopes[id(node)] = inner_scope
-                self._arguments(node.args, scope, inner_scope, stack, inner)
-                stack.append((node.body, inner_scope, inner))
+                self._arguments(node.args, scope, inner_scope, stack)
+                stack.append((node.body, inner_scope))
                 continue
             if isinstance(node, _COMPREHENSIONS):
                 inner_scope = Scope(node, scope)
@@ -420,13 +394,13 @@ class _Resolver:
                 for position, generator in enumerate(node.generators):
                     a.scope_of[id(generator)] = inner_scope
                     # the first iterable is evaluated in the enclosing scope
-                    stack.append((generator.iter, scope if position == 0 else inner_scope, inner))
-                    stack.append((generator.target, inner_scope, inner))
+                    stack.append((generator.iter, scope if position == 0 else inner_scope))
+                    stack.append((generator.target, inner_scope))
                     for condition in generator.ifs:
-                        stack.append((condition, inner_scope, inner))
+                        stack.append((condition, inner_scope))
                 elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
                 for element in elements:
-                    stack.append((element, inner_scope, inner))
+                    stack.append((element, inner_scope))
                 continue
             if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
                 # := binds in the nearest scope that is not a comprehension
@@ -438,23 +412,22 @@ class _Resolver:
                     target_scope = target_scope.parent
                 a.scope_of[id(node.target)] = scope
                 self._bind(target_scope, node.target.id, node.target)
-                stack.append((node.value, scope, inner))
+                stack.append((node.value, scope))
                 continue
             for child in ast.iter_child_nodes(node):
-                stack.append((child, scope, inner))
+                stack.append((child, scope))
 
     def _arguments(
         self,
         args: ast.arguments,
         outer: Scope,
         inner: Scope,
-        stack: list[tuple[ast.AST, Scope, bool]],
-        in_fstring: bool,
+        stack: list[tuple[ast.AST, Scope]],
     ) -> None:
         a = self.a
         a.scope_of[id(args)] = outer
         for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
-            stack.append((default, outer, in_fstring))
+            stack.append((default, outer))
         for arg in (
             args.posonlyargs
             + args.args
@@ -464,7 +437,7 @@ class _Resolver:
             a.scope_of[id(arg)] = inner
             self._bind(inner, arg.arg, arg)
             if arg.annotation is not None:
-                stack.append((arg.annotation, outer, in_fstring))
+                stack.append((arg.annotation, outer))
 
     # --- resolving ---------------------------------------------------------------
 
@@ -522,245 +495,8 @@ def _within(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
     return False
 
 
-# --- text -----------------------------------------------------------------------
-
-#: Expressions that are atoms: a substituted text of these needs no parentheses anywhere.
-ATOMS = (
-    ast.Name,
-    ast.Constant,
-    ast.Attribute,
-    ast.Subscript,
-    ast.Call,
-    ast.List,
-    ast.Dict,
-    ast.Set,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.JoinedStr,
-)
-#: Bracketed atoms: their own brackets hold their lines together.
-_BRACKETED = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp)
-#: (parent kind, field) where any expression but a tuple, a star, ``:=`` or ``yield`` may stand bare.
-_FULL_SLOTS = frozenset(
-    {
-        ("Expr", "value"),
-        ("Assign", "value"),
-        ("AugAssign", "value"),
-        ("AnnAssign", "value"),
-        ("Return", "value"),
-        ("keyword", "value"),
-        ("Call", "args"),
-        ("List", "elts"),
-        ("Set", "elts"),
-        ("Dict", "keys"),
-        ("Dict", "values"),
-        ("If", "test"),
-        ("While", "test"),
-        ("Assert", "test"),
-        ("For", "iter"),
-        ("withitem", "context_expr"),
-        ("Raise", "exc"),
-    }
-)
-_NEVER_BARE = (ast.Tuple, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Starred, ast.Lambda)
-
-
-def parenthesised(text: str) -> bool:
-    """Whether ``text`` is one parenthesised group: ``(a + b)`` yes, ``(a) + (b)`` no."""
-    text = text.strip()
-    if not (text.startswith("(") and text.endswith(")")):
-        return False
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    brackets = [t.string for t in tokens if t.type == tokenize.OP and t.string in "()[]{}"]
-    depth = 0
-    for position, bracket in enumerate(brackets):
-        depth += 1 if bracket in "([{" else -1
-        if depth == 0 and position != len(brackets) - 1:
-            return False
-    return depth == 0
-
-
-def stands_alone(node: ast.AST, text: str) -> bool:
-    """Whether ``text`` (the source of expression ``node``) can stand wherever an atom can."""
-    if "\n" in text.strip() and not (parenthesised(text) or isinstance(node, _BRACKETED)):
-        return False
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex)):
-        return False  # ``1.real`` does not parse: treated as not atomic, parenthesised where it matters
-    return isinstance(node, ATOMS) or parenthesised(text)
-
-
-def wrap(analysis: Analysis, node: ast.AST, text: str, target: ast.AST) -> tuple[str, str]:
-    """What to put around ``text`` (the source of ``node``) so that it can replace ``target``."""
-    if stands_alone(node, text):
-        return "", ""
-    target_id = analysis.id(target)
-    parent = analysis.parent(target)
-    if target_id is None or parent is None:
-        return "(", ")"
-    slot = (type(parent).__name__, analysis.tree.nodes[target_id].field)
-    one_line = "\n" not in text.strip() or parenthesised(text)
-    if isinstance(node, ast.Constant) and one_line and slot != ("Attribute", "value"):
-        return "", ""
-    if slot in _FULL_SLOTS and one_line and not isinstance(node, _NEVER_BARE):
-        return "", ""
-    if (
-        slot in {("Assign", "value"), ("Return", "value"), ("Expr", "value")}
-        and one_line
-        and isinstance(node, ast.Tuple)
-    ):
-        return "", ""
-    strength, needed = _precedence(node), _needed(parent, target)
-    if one_line and strength is not None and needed is not None and strength >= needed:
-        return "", ""
-    return "(", ")"
-
-
-_BINARY = {
-    ast.BitOr: 7,
-    ast.BitXor: 8,
-    ast.BitAnd: 9,
-    ast.LShift: 10,
-    ast.RShift: 10,
-    ast.Add: 11,
-    ast.Sub: 11,
-    ast.Mult: 12,
-    ast.Div: 12,
-    ast.FloorDiv: 12,
-    ast.Mod: 12,
-    ast.MatMult: 12,
-    ast.Pow: 14,
-}
-_POWER = 14
-_UNARY = 13
-
-
-def _precedence(node: ast.AST) -> int | None:
-    """How tightly an expression binds (Python's operator precedence, higher binds tighter)."""
-    if isinstance(node, ast.Lambda):
-        return 1
-    if isinstance(node, ast.IfExp):
-        return 2
-    if isinstance(node, ast.BoolOp):
-        return 3 if isinstance(node.op, ast.Or) else 4
-    if isinstance(node, ast.UnaryOp):
-        return 5 if isinstance(node.op, ast.Not) else _UNARY
-    if isinstance(node, ast.Compare):
-        return 6
-    if isinstance(node, ast.BinOp):
-        return _BINARY.get(type(node.op))
-    if isinstance(node, ast.Await):
-        return 15
-    return None
-
-
-def _needed(parent: ast.AST, target: ast.AST) -> int | None:
-    """The least precedence an expression needs to stand bare in ``target``'s place."""
-    if isinstance(parent, ast.BinOp):
-        strength = _BINARY.get(type(parent.op))
-        if strength is None:
-            return None
-        if strength == _POWER:
-            return _POWER + 1 if parent.left is target else _UNARY
-        return strength if parent.left is target else strength + 1
-    if isinstance(parent, ast.UnaryOp):
-        return 5 if isinstance(parent.op, ast.Not) else _UNARY
-    if isinstance(parent, ast.BoolOp):
-        return 3 if isinstance(parent.op, ast.Or) else 4
-    if isinstance(parent, ast.Compare):
-        return 7
-    if isinstance(parent, ast.IfExp):
-        return 2 if parent.orelse is target else 3
-    return None
-
-
-def enclosing_statement_id(tree: Tree, node_id: int) -> int:
-    """The nearest statement at or above ``node_id`` (the module, 0, when there is none)."""
-    from astreduce.source.tree import is_statement
-
-    current = node_id
-    while current > 0 and not is_statement(tree.nodes[current].kind):
-        current = tree.nodes[current].parent
-    return current
-
-
 def is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
-
-
-# --- size -------------------------------------------------------------------------
-
-_TOKEN = re.compile(
-    r"""
-    (?P<string>[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*"))
-    | (?P<number>\d[\w.]*(?:[eE][+-]?\d+)?j?|\.\d\w*)
-    | (?P<name>[^\W\d]\w*)
-    | (?P<comment>\#[^\n]*)
-    | (?P<op>\*\*=?|//=?|->|:=|<<=?|>>=?|[-+*/%@&|^=!<>]=|\.\.\.|[-+*/%@&|^~<>=.,:;()\[\]{}])
-    | (?P<other>\S)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-
-@dataclass(frozen=True)
-class Size:
-    """An approximate size: tokens, identifiers, characters (the session's order)."""
-
-    tokens: int
-    identifiers: int
-    chars: int
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        return (self.tokens, self.identifiers, self.chars)
-
-
-def approximate_size(text: str) -> Size:
-    """Tokens and identifiers of a fragment, counted by a regular expression (no tokenizer state)."""
-    tokens = identifiers = 0
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind == "comment":
-            continue
-        tokens += 1
-        if kind == "name" and not keyword.iskeyword(match.group()):
-            identifiers += 1
-    return Size(tokens, identifiers, len(text))
-
-
-def size_change(text: str, candidate: str) -> tuple[int, int, int]:
-    """(tokens, identifiers, characters) of ``candidate`` minus those of ``text``, on the changed lines."""
-    limit = min(len(text), len(candidate))
-    start = _common(text, candidate, limit, False)
-    suffix = _common(text, candidate, limit - start, True)
-    start = text.rfind("\n", 0, start) + 1
-    end = len(text) - suffix
-    newline = text.find("\n", end)
-    end = len(text) if newline < 0 else newline
-    delta = len(candidate) - len(text)
-    old = approximate_size(text[start:end])
-    new = approximate_size(candidate[start : end + delta])
-    return (new.tokens - old.tokens, new.identifiers - old.identifiers, new.chars - old.chars)
-
-
-def _common(a: str, b: str, limit: int, from_end: bool) -> int:
-    """Length of the common prefix (or suffix) of ``a`` and ``b``, at most ``limit``, by bisection."""
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if (
-            (a[len(a) - middle :] == b[len(b) - middle :])
-            if from_end
-            else (a[:middle] == b[:middle])
-        ):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def shrinks(analysis: Analysis, edits: Mapping[int, Edit], parse: bool = False) -> bool:
@@ -781,11 +517,3 @@ def shrinks(analysis: Analysis, edits: Mapping[int, Edit], parse: bool = False) 
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
     return True
-
-
-# --- small helpers ----------------------------------------------------------------
-
-
-def position_of(values: list[int], value: int) -> int:
-    """Index of ``value`` in sorted ``values`` (for ordering proposals by position)."""
-    return bisect.bisect_left(values, value)

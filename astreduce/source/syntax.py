@@ -14,7 +14,8 @@ import sys
 
 from astreduce.errors import UsageError
 from astreduce.interpreters import resolve_python, version_of
-from astreduce.source.tree import ForeignParser, Tree, parse
+from astreduce.source.foreign import ForeignParser
+from astreduce.source.tree import Tree, parse
 
 
 def syntax_interpreter(python: str | None) -> str | None:

@@ -30,20 +30,18 @@ import ast
 import bisect
 import json
 import keyword
-import os
 import re
-import subprocess
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 #: ``ast`` classes that are not nodes of the model: they carry no position.
-_SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
+SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
 
 #: Nodes whose descendants are not modelled. Before 3.12 the parts of an
 #: f-string carry the position of the whole string, so no span inside it is exact.
-_OPAQUE = (ast.JoinedStr,)
+OPAQUE = (ast.JoinedStr,)
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -211,7 +209,6 @@ class _Builder:
         self.nodes: list[Node] = []
         self.fields: list[dict[str, tuple[int, ...]]] = []
         self.asts: list[ast.AST] = []
-        self.spans: dict[int, tuple[int, int]] = {}
 
     # --- numbering -------------------------------------------------------
 
@@ -230,11 +227,8 @@ class _Builder:
         return tree
 
     def _number(self, module: ast.Module) -> None:
-        # iterative pre-order walk: deep expressions must not hit the recursion limit
-        stack: list[tuple[ast.AST, int, str, int, int]] = [(module, -1, "", -1, 0)]
         pending_fields: list[tuple[int, str, int]] = []
-        while stack:
-            node, parent, field_name, index, depth = stack.pop()
+        for node, parent, field_name, index, depth in numbered(module):
             node_id = len(self.nodes)
             start, end = self._span(node, parent)
             self.nodes.append(
@@ -255,21 +249,6 @@ class _Builder:
             self.asts.append(node)
             if parent >= 0:
                 pending_fields.append((parent, field_name, node_id))
-            if isinstance(node, _OPAQUE):
-                continue
-            children: list[tuple[ast.AST, str, int]] = []
-            for name, value in ast.iter_fields(node):
-                if isinstance(value, list):
-                    children.extend(
-                        (item, name, i)
-                        for i, item in enumerate(value)
-                        if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED)
-                    )
-                elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
-                    children.append((value, name, -1))
-            children = [c for c in children if not _is_empty_arguments(c[0])]
-            for child, name, i in reversed(children):
-                stack.append((child, node_id, name, i, depth + 1))
         gathered: list[dict[str, list[int]]] = [{} for _ in self.nodes]
         for parent, field_name, node_id in pending_fields:
             gathered[parent].setdefault(field_name, []).append(node_id)
@@ -291,6 +270,36 @@ class _Builder:
                 start = min(start, at)
             return start, end
         return _synthetic_span(self, node)
+
+
+def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]:
+    """The model's nodes in id order (pre-order): (ast node, parent id, field, index, depth).
+
+    The one numbering: :class:`Tree` is built from it, and the scope analysis
+    numbers its own parse of a tree's text with it. Iterative: deep expressions
+    must not hit the recursion limit.
+    """
+    stack: list[tuple[ast.AST, int, str, int, int]] = [(module, -1, "", -1, 0)]
+    node_id = 0
+    while stack:
+        entry = stack.pop()
+        yield entry
+        node, depth = entry[0], entry[4]
+        if not isinstance(node, OPAQUE):
+            children: list[tuple[ast.AST, str, int]] = []
+            for name, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    children.extend(
+                        (item, name, i)
+                        for i, item in enumerate(value)
+                        if isinstance(item, ast.AST) and not isinstance(item, SKIPPED)
+                    )
+                elif isinstance(value, ast.AST) and not isinstance(value, SKIPPED):
+                    children.append((value, name, -1))
+            for child, name, i in reversed(children):
+                if not is_empty_arguments(child):
+                    stack.append((child, node_id, name, i, depth + 1))
+        node_id += 1
 
 
 _SPACE = " \t\f\r\n\\"
@@ -334,7 +343,8 @@ def _has_position(node: ast.AST) -> bool:
     return getattr(node, "end_col_offset", None) is not None and hasattr(node, "lineno")
 
 
-def _is_empty_arguments(node: ast.AST) -> bool:
+def is_empty_arguments(node: ast.AST) -> bool:
+    """Whether ``node`` is a ``def f():`` parameter list, which has no text and so no node."""
     return isinstance(node, ast.arguments) and not (
         node.posonlyargs or node.args or node.vararg or node.kwonlyargs or node.kwarg
     )
@@ -631,14 +641,6 @@ _STATEMENTS = frozenset(
     if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.stmt)
 )
 
-#: Statements that own blocks of statements.
-COMPOUND = frozenset(
-    {
-        "If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar",
-        "FunctionDef", "AsyncFunctionDef", "ClassDef", "Match",
-    }
-)
-
 
 def is_statement(kind: str) -> bool:
     return kind in _STATEMENTS
@@ -653,7 +655,7 @@ def parse_or_none(text: str) -> Tree | None:
 
 
 def to_json(tree: Tree) -> str:
-    """The tree as JSON, so that another interpreter can parse for us (see :class:`ForeignParser`)."""
+    """The tree as JSON for :class:`astreduce.source.foreign.ForeignParser` (here: the server runs this file alone)."""
     sequences: dict[int, Sequence] = {}
     for sequence, _ in tree.element_of.values():
         sequences[sequence.id] = sequence
@@ -673,76 +675,6 @@ def to_json(tree: Tree) -> str:
             "blocks": [[owner, name, q.id] for (owner, name), q in tree.blocks.items()],
         }
     )
-
-
-def from_json(text: str, data: str) -> Tree:
-    """The inverse of :func:`to_json`, given the text the tree was parsed from."""
-    raw = json.loads(data)
-    sequences = {
-        q[0]: Sequence(q[0], q[1], q[2], tuple(Element(e[0], e[1], e[2], tuple(e[3])) for e in q[3]), q[4], q[5])
-        for q in raw["sequences"]
-    }
-    tree = Tree(
-        text=text,
-        nodes=[Node(*n) for n in raw["nodes"]],
-        fields=[{k: tuple(v) for k, v in f.items()} for f in raw["fields"]],
-        items=[tuple(it if isinstance(it, int) else sequences[it["seq"]] for it in items) for items in raw["items"]],
-        element_of={},
-        drop_spans={int(k): (v[0], v[1]) for k, v in raw["drop_spans"]},
-        indents={int(k): v for k, v in raw["indents"]},
-        blocks={(owner, name): sequences[sid] for owner, name, sid in raw["blocks"]},
-    )
-    for sequence in sequences.values():
-        for position, element in enumerate(sequence.elements):
-            tree.element_of[element.key] = (sequence, position)
-    return tree
-
-
-class ForeignParser:
-    """Parses with another interpreter's ``ast`` (for syntax newer than ours).
-
-    Runs this very file as a script under ``python`` — it needs only the
-    standard library there — once, and sends it one text per request.
-    """
-
-    def __init__(self, python: str) -> None:
-        self.python = python
-        self._process: subprocess.Popen[bytes] | None = None
-
-    def _server(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
-            self._process = subprocess.Popen(
-                [self.python, os.path.abspath(__file__), "--serve"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        return self._process
-
-    def parse(self, text: str, filename: str = "<input>") -> Tree:
-        """Raises SyntaxError when the text does not parse there either."""
-        server = self._server()
-        assert server.stdin is not None and server.stdout is not None
-        request = json.dumps({"text": text, "filename": filename}).encode("utf-8", errors="surrogateescape")
-        try:
-            server.stdin.write(request + b"\n")
-            server.stdin.flush()
-            answer = json.loads(server.stdout.readline())
-        except (OSError, ValueError) as error:
-            self.close()
-            raise ValueError(f"{self.python} could not parse: {error}") from None
-        if "error" in answer:
-            lineno, offset, message = answer["error"]
-            syntax_error = SyntaxError(message)
-            syntax_error.lineno, syntax_error.offset = lineno, offset
-            raise syntax_error
-        return from_json(text, answer["tree"])
-
-    def close(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._process.wait()
-            self._process = None
 
 
 def _serve() -> None:

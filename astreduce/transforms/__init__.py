@@ -93,6 +93,22 @@ class TextTransform(Transform):
         return iter(())
 
 
+def rank_zero_first(proposals: Iterable[Opportunity]) -> Iterator[Opportunity]:
+    """Every rank-0 proposal as it comes, then the others in the order they were made.
+
+    For whole-program transforms with second choices: ranks are dense (a pass
+    of rank r runs only when some proposal has rank r - 1), and the first
+    choice of every node is tried before any node's second.
+    """
+    later: list[Opportunity] = []
+    for proposal in proposals:
+        if proposal.rank == 0:
+            yield proposal
+        else:
+            later.append(proposal)
+    yield from later
+
+
 def drop(tree: Tree, node_id: int) -> Edit | None:
     """:data:`DROP` when ``node_id`` can be dropped from where it stands, else ``None``."""
     return DROP if tree.is_droppable(node_id) else None

@@ -6,9 +6,10 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement, Slice
-from astreduce.transforms import Opportunity, Transform
 from astreduce.source.scope import FUNCTIONS, Analysis, analyse, is_dunder, shrinks
 from astreduce.source.tree import Tree
+from astreduce.transforms import Opportunity, Transform, rank_zero_first
+from astreduce.transforms.definitions import closing_parenthesis
 
 
 def _docstring(body: list[ast.stmt]) -> ast.stmt | None:
@@ -22,7 +23,7 @@ def _docstring(body: list[ast.stmt]) -> ast.stmt | None:
     return None
 
 
-def _defined_names(statement: ast.stmt) -> set[str]:
+def _member_names(statement: ast.stmt) -> set[str]:
     """Names a class-body statement defines."""
     if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
         return {statement.name}
@@ -100,10 +101,10 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
     # what the subclass overrides, and what it asks of super()
     overridden: set[str] = set()
     for statement in sub.body:
-        overridden |= _defined_names(statement)
+        overridden |= _member_names(statement)
     base_members: set[str] = set()
     for statement in base.body:
-        base_members |= _defined_names(statement)
+        base_members |= _member_names(statement)
     edits: dict[int, Edit] = {base_id: DROP}
     for node in ast.walk(sub):
         if (
@@ -139,7 +140,7 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
         # the list would be empty: ``class Sub(Base):`` → ``class Sub:``
         text = tree.text
         opening = text.rfind("(", tree.nodes[sub_id].start, tree.nodes[reference_id].start)
-        closing = _closing(text, tree.nodes[reference_id].end)
+        closing = closing_parenthesis(text, tree.nodes[reference_id].end)
         if opening < 0 or closing < 0:
             return None
         edits[sub_id] = Replacement(
@@ -159,7 +160,7 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
         statement_id = a.id(statement)
         if statement_id is None:
             return None
-        names = _defined_names(statement)
+        names = _member_names(statement)
         if (
             statement is _docstring(base.body)
             or isinstance(statement, ast.Pass)
@@ -195,22 +196,6 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
     return edits
 
 
-def _closing(text: str, position: int) -> int:
-    """The ``)`` that closes a list whose last element ends at ``position`` (-1 if something else follows)."""
-    while position < len(text):
-        char = text[position]
-        if char == ")":
-            return position
-        if char == "#":
-            position = text.find("\n", position)
-            if position < 0:
-                return -1
-        elif char not in " \t\r\n\\,":
-            return -1
-        position += 1
-    return -1
-
-
 def _enclosing_function(
     a: Analysis, node: ast.AST
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -244,9 +229,10 @@ class ClassToFunctions(Transform):
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         a = analyse(tree)
-        if a is None:
-            return
-        later: list[Opportunity] = []
+        if a is not None:
+            yield from rank_zero_first(self._proposals(a))
+
+    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
         for cls in a.module.body:
             if not isinstance(cls, ast.ClassDef):
                 continue
@@ -264,8 +250,7 @@ class ClassToFunctions(Transform):
                 for method in movable:
                     alone = _move_out(a, cls, [method])
                     if alone is not None:
-                        later.append(Opportunity(self.name, a.id(method) or cls_id, alone, 1))
-        yield from later
+                        yield Opportunity(self.name, a.id(method) or cls_id, alone, 1)
 
 
 def _movable(

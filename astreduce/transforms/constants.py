@@ -13,7 +13,9 @@ from typing import Protocol
 
 from astreduce.source.render import DROP, Edit, Replacement
 from astreduce.transforms import Opportunity, Transform
-from astreduce.source.scope import Analysis, analyse, size_change, wrap
+from astreduce.measure import size_change
+from astreduce.source.precedence import wrap
+from astreduce.source.scope import Analysis, analyse
 from astreduce.source.tree import Tree
 
 

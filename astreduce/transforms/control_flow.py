@@ -13,9 +13,10 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
-from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms import Opportunity, Transform, rank_zero_first
 from astreduce.transforms.inlining import inline_statements, single_calls
-from astreduce.source.scope import FUNCTIONS, Analysis, analyse, shrinks, stands_alone, wrap
+from astreduce.source.precedence import stands_alone, wrap
+from astreduce.source.scope import FUNCTIONS, Analysis, analyse, shrinks
 from astreduce.source.tree import Tree
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -149,9 +150,10 @@ class LoopToBody(Transform):
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         a = analyse(tree)
-        if a is None:
-            return
-        later: list[Opportunity] = []
+        if a is not None:
+            yield from rank_zero_first(self._proposals(a))
+
+    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
         for loop in a.asts:
             if not isinstance(loop, ast.For):
                 continue
@@ -175,14 +177,8 @@ class LoopToBody(Transform):
                 }
                 if shrinks(a, bound):
                     variants.append(bound)
-            # ranks are dense: a pass of rank r runs only when some proposal has rank r - 1
             for rank, edits in enumerate(variants):
-                proposal = Opportunity(self.name, loop_id, edits, rank)
-                if rank == 0:
-                    yield proposal
-                else:
-                    later.append(proposal)
-        yield from later
+                yield Opportunity(self.name, loop_id, edits, rank)
 
 
 def _substitute_target(a: Analysis, loop: ast.For, rest: list[Part]) -> dict[int, Edit] | None:

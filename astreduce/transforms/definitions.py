@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit, Hole, Replacement, Slice
+from astreduce.source.tree import Node, Tree
 from astreduce.transforms import Opportunity, Transform
 from astreduce.transforms.statements import with_earlier_defaults
-from astreduce.source.tree import Node, Tree
 
 _ASYNC = re.compile(r"async\s+")
 
@@ -123,7 +123,7 @@ class DropBases(Transform):
         last = max(tree.nodes[i].end for i in listed)
         text = tree.text
         open_paren = text.rfind("(", node.start, first)
-        close_paren = _closing(text, last)
+        close_paren = closing_parenthesis(text, last)
         if open_paren < 0 or close_paren < 0:
             return
         yield Replacement((Slice(node.start, open_paren), Slice(close_paren + 1, node.end)))
@@ -133,8 +133,8 @@ class DropBases(Transform):
 _EMPTY_BASES = re.compile(r"class\s+\w+\s*(\(\s*\))")
 
 
-def _closing(text: str, position: int) -> int:
-    """The ``)`` that closes a list whose last element ends at ``position``."""
+def closing_parenthesis(text: str, position: int) -> int:
+    """The ``)`` that closes a list whose last element ends at ``position`` (-1 if something else follows)."""
     while position < len(text):
         char = text[position]
         if char == ")":

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit, Hole, Replacement
 from astreduce.transforms import Opportunity, Transform
-from astreduce.source.scope import analyse, shrinks, wrap
+from astreduce.source.precedence import wrap
+from astreduce.source.scope import analyse, shrinks
 from astreduce.source.tree import Node, Tree
 
 EXPRESSIONS = frozenset(

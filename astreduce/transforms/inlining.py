@@ -6,18 +6,11 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from astreduce.source.precedence import stands_alone, wrap
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
-from astreduce.transforms import Opportunity, Transform
-from astreduce.source.scope import (
-    is_dunder,
-    Analysis,
-    Scope,
-    analyse,
-    shrinks,
-    stands_alone,
-    wrap,
-)
+from astreduce.source.scope import Analysis, Scope, analyse, is_dunder, shrinks
 from astreduce.source.tree import Tree
+from astreduce.transforms import Opportunity, Transform, rank_zero_first
 
 #: Expressions that cannot move to another place of the program as they are.
 _UNMOVABLE = (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Starred)
@@ -439,9 +432,10 @@ class ImportToStub(Transform):
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         a = analyse(tree)
-        if a is None:
-            return
-        later: list[Opportunity] = []
+        if a is not None:
+            yield from rank_zero_first(self._proposals(a))
+
+    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
         for statement in a.asts:
             if not isinstance(statement, ast.Import) or len(statement.names) != 1:
                 continue
@@ -480,14 +474,8 @@ class ImportToStub(Transform):
                 edits = dict(renamed)
                 edits[statement_id] = Replacement.text(text)
                 if shrinks(a, edits):
-                    # ranks are dense: a pass of rank r runs only when some proposal has rank r - 1
-                    proposal = Opportunity(self.name, statement_id, edits, rank)
-                    if rank == 0:
-                        yield proposal
-                    else:
-                        later.append(proposal)
+                    yield Opportunity(self.name, statement_id, edits, rank)
                     rank += 1
-        yield from later
 
 
 def _owns_line(tree: Tree, node_id: int) -> bool:

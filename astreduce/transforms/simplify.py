@@ -69,7 +69,7 @@ class ExpressionToConstant(Transform):
             return
         if parent.kind == "MatchClass" and node.field == "cls":
             return  # a class pattern needs a name: ``case 0(x):`` does not parse
-        constants = constants_for(tree, node)
+        constants: tuple[str, ...] = constants_for(tree, node)
         if _is_attribute_value(tree, node):
             constants = tuple(dict.fromkeys("None" if c == "0" else c for c in constants))  # ``0.x`` is a float
         for constant in constants:

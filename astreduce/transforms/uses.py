@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit, Hole, Part, Replacement
-from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms import Opportunity, Transform, rank_zero_first
 from astreduce.source.scope import FUNCTIONS, Analysis, Scope, analyse, is_dunder
 from astreduce.source.tree import Tree
 
@@ -48,9 +48,10 @@ class DeleteWithUses(Transform):
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         a = analyse(tree)
-        if a is None:
-            return
-        later: list[Opportunity] = []
+        if a is not None:
+            yield from rank_zero_first(self._proposals(a))
+
+    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
         seen: set[frozenset[int]] = set()
         for definition in _definitions(a):
             direct = _closure(a, definition, transitive=False)
@@ -64,8 +65,7 @@ class DeleteWithUses(Transform):
             wider = _closure(a, definition, transitive=True)
             if wider is not None and frozenset(wider) not in seen and len(wider) > len(direct):
                 seen.add(frozenset(wider))
-                later.append(Opportunity(self.name, target, wider, 1))
-        yield from later
+                yield Opportunity(self.name, target, wider, 1)
 
 
 def _definitions(a: Analysis) -> Iterator[tuple[Scope, str]]:
