@@ -422,9 +422,8 @@ def test_cli_errors_are_one_line(
 
 
 def _slow_module() -> str:
-    """Two hundred removable lines around a failure, each test sleeping 20 ms: many seconds to reduce by chars."""
-    lines = ["import time", "time.sleep(0.02)"]
-    lines += [f"junk_{i} = {i}" for i in range(200)]
+    """Two hundred removable lines around a failure."""
+    lines = [f"junk_{i} = {i}" for i in range(200)]
     lines.append('raise ValueError("My Test")')
     return "\n".join(lines) + "\n"
 
@@ -432,21 +431,27 @@ def _slow_module() -> str:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_keeps_the_rows_so_far_and_exits_130(tmp_path: Path, signum: int) -> None:
     """A real signal to a running ``astreduce compare``: exit 130, the JSON holds the interrupted
-    strategy's best result so far, which still reproduces; the input is untouched."""
+    strategy's best result so far, which still reproduces; the input is untouched.
+
+    The oracle is an interestingness script that sleeps 0.2 s a test, so character ddmin is
+    still running when the signal comes."""
     import os
     import subprocess
     import time
 
     source = _slow_module()
     (tmp_path / "slow.py").write_text(source)
+    script = tmp_path / "check.sh"
+    script.write_text(f'#!/bin/sh\nsleep 0.2\n"{sys.executable}" "$1" 2>&1 | grep -q "ValueError: My Test"\n')
+    script.chmod(0o755)
     process = subprocess.Popen(
-        [sys.executable, "-m", "astreduce", "compare", "slow.py", "--strategies", "lines,chars",
-         "-j", "1", "--json", "out.json"],
+        [sys.executable, "-m", "astreduce", "compare", "slow.py", "--test", str(script),
+         "--strategies", "chars,lines", "-j", "1", "--json", "out.json"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
-        time.sleep(4)  # past the original's runs: the search is under way
+        time.sleep(5)  # past the original's runs: the search is under way
         process.send_signal(signum)
         _, stderr = process.communicate(timeout=60)
     finally:
@@ -456,8 +461,8 @@ def test_a_signal_keeps_the_rows_so_far_and_exits_130(tmp_path: Path, signum: in
     assert process.returncode == 130, stderr
     assert "interrupted; the table holds the strategies run so far" in stderr
     rows = json.loads((tmp_path / "out.json").read_text())["rows"]
-    assert rows and rows[-1]["note"] == "interrupted"
-    best = rows[-1]["output"]
+    assert [row["strategy"] for row in rows] == ["chars"] and rows[0]["note"] == "interrupted"
+    best = rows[0]["output"]
     assert len(best) < len(source)
     namespace: dict[str, object] = {"__name__": "__main__"}
     with pytest.raises(ValueError, match="^My Test$"):
