@@ -463,15 +463,9 @@ def _binding_scope(module: Scope, scope: Scope, name: str) -> Scope:
 
 def _lookup(module: Scope, scope: Scope, name: str) -> Scope | None:
     """The scope a load of ``name`` in ``scope`` refers to (``None``: builtin or undefined)."""
-    if name in scope.globals:
-        return module if name in module.bound else None
-    if name in scope.nonlocals:
-        return _binding_scope(module, scope, name)
-    if name in scope.bound:
-        return scope
-    current = scope.parent
+    current: Scope | None = scope
     while current is not None:
-        if current.is_class:
+        if current.is_class and current is not scope:  # a class body is seen from itself only
             current = current.parent
             continue
         if current is module:
