@@ -14,7 +14,7 @@ from astreduce.cli.common import errors, exit_after, run_reduction
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
-from astreduce.isolate import GRANULARITIES, Granularity, IsolationResult, isolate_paths, report_dict
+from astreduce.isolate import GRANULARITIES, Granularity, IsolationResult, isolate_paths, isolation_report
 
 
 def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:
@@ -105,7 +105,7 @@ def isolate_command(
             write_atomically(outputs["isolated"], result.isolated_diff.encode("utf-8", errors="surrogateescape"))
             written["isolated"] = str(outputs["isolated"])
         if report_path is not None:
-            report = report_dict(result, str(old), str(new), written)
+            report = isolation_report(result, str(old), str(new), written)
             report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         if not quiet:
             _summary(result, written)

@@ -78,7 +78,7 @@ from astreduce.isolate.changes import (
     tree_changes,
     unified_diff,
 )
-from astreduce.isolate.search import IsolationResult, LevelStats, isolate, isolate_paths, isolate_trees, report_dict
+from astreduce.isolate.search import IsolationResult, LevelStats, isolate, isolate_paths, isolate_trees, isolation_report
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
 
@@ -104,7 +104,7 @@ __all__ = [
     "isolate_trees",
     "line_changes",
     "read_tree",
-    "report_dict",
+    "isolation_report",
     "statement_changes",
     "tree_changes",
     "unified_diff",

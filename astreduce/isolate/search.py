@@ -10,7 +10,7 @@ then found by ddmin, guessing first by the names they define
 session every command shares (:mod:`astreduce.isolate.candidates`), so a
 stop request ends the search between two tests with the versions so far.
 :func:`isolate_paths` reads the versions from disk and builds the oracle;
-:func:`report_dict` is the ``--report`` JSON.
+:func:`isolation_report` is the ``--report`` JSON.
 """
 
 from __future__ import annotations
@@ -514,7 +514,7 @@ def isolate_paths(
         text_oracle.close()
 
 
-def _size(tree: Mapping[str, str]) -> dict[str, int]:
+def _tree_figures(tree: Mapping[str, str]) -> dict[str, int]:
     sizes = [measure(text) for text in tree.values()]
     return {
         "files": len(tree),
@@ -524,7 +524,7 @@ def _size(tree: Mapping[str, str]) -> dict[str, int]:
     }
 
 
-def report_dict(result: IsolationResult, old: str, new: str, outputs: Mapping[str, str]) -> dict[str, Any]:
+def isolation_report(result: IsolationResult, old: str, new: str, outputs: Mapping[str, str]) -> dict[str, Any]:
     """The ``--report`` JSON of an isolation; ``"interrupted": true`` only when it was stopped."""
     report = {
         "old": old,
@@ -543,16 +543,16 @@ def report_dict(result: IsolationResult, old: str, new: str, outputs: Mapping[st
         "diff_lines": result.diff_lines,
         "difference": {"changes": len(result.difference), "lines": result.diff_lines, "labels": [c.describe() for c in result.difference]},
         "requires": {"changes": len(result.requires), "labels": [c.describe() for c in result.requires]},
-        "passing": {**_size(result.passing), "changes": len(result.passing_changes), "path": outputs.get("passing")},
-        "failing": {**_size(result.failing), "changes": len(result.passing_changes) + len(result.difference), "path": outputs.get("failing")},
+        "passing": {**_tree_figures(result.passing), "changes": len(result.passing_changes), "path": outputs.get("passing")},
+        "failing": {**_tree_figures(result.failing), "changes": len(result.passing_changes) + len(result.difference), "path": outputs.get("failing")},
         "isolated": {
-            **_size(result.isolated),
+            **_tree_figures(result.isolated),
             "changes": len(result.difference) + len(result.requires),
             "lines": changed_lines(result.old, result.isolated),
             "path": outputs.get("isolated"),
         },
-        "old_size": _size(result.old),
-        "new_size": _size(result.new),
+        "old_size": _tree_figures(result.old),
+        "new_size": _tree_figures(result.new),
         "verified": result.verified,
     }
     if result.interrupted:

@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import select
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -130,7 +131,9 @@ class Scheduler:
     """
 
     def __init__(self, ledger: Ledger, judge: Callable[[str], Verdict], backend: Backend | None = None, jobs: int = 1) -> None:
-        self.ledger = ledger
+        # a proxy: the ledger (the session) owns the scheduler, and a cycle would keep the
+        # oracle behind ``judge`` alive until the garbage collector runs, with its waiting child
+        self.ledger = weakref.proxy(ledger)
         self.judge = judge
         self.backend = backend
         self.jobs = jobs
