@@ -393,7 +393,7 @@ def _about(python: str) -> dict[str, str]:
     }
 
 
-def record(python: str, out: Path, jobs_list: list[int], cases: set[str], kinds: list[str]) -> int:
+def record(python: str, out: Path, jobs_list: list[int], cases: set[str], kinds: list[str], resume: bool) -> int:
     python = os.path.abspath(python) if os.sep in python else python  # keep a venv's symlink
     about = _about(python)
     if about["astreduce"].startswith("not importable"):
@@ -404,9 +404,18 @@ def record(python: str, out: Path, jobs_list: list[int], cases: set[str], kinds:
     if cases:
         plans = [p for p in plans if p.case in cases or p.case.split("/")[0] in cases]
     data: dict[str, Any] = {"guard": 1, "about": about, "jobs": jobs_list, "started": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": []}
-    started = time.monotonic()
+    if resume and out.is_file():  # keep the runs an interrupted recording made with this PY
+        data = json.loads(out.read_text(encoding="utf-8"))
+        if data["about"]["astreduce"] != about["astreduce"]:
+            print(f"guard: {out} was recorded with {data['about']['astreduce']}, not this PY", file=sys.stderr)
+            return 2
+        data.pop("finished", None)
+    done = {(run["kind"], run["case"], run["jobs"]) for run in data["runs"]}
+    started = time.monotonic() - data.get("wall_seconds", 0.0)
     for plan in plans:
         for jobs in jobs_list:
+            if (plan.kind, plan.case, jobs) in done:
+                continue
             run = run_one(python, plan, jobs)
             data["runs"].append(run)
             data["wall_seconds"] = round(time.monotonic() - started, 1)
@@ -544,6 +553,7 @@ def main(argv: list[str]) -> int:
     rec.add_argument("--jobs", default="1,2", help="the -j values (default 1,2)")
     rec.add_argument("--cases", default="", help="only these cases (isolate: NAME or NAME/GRANULARITY)")
     rec.add_argument("--kinds", default=",".join(KINDS), help=f"only these kinds (default {','.join(KINDS)})")
+    rec.add_argument("--resume", action="store_true", help="keep the runs already in --out, run the others")
     cmp_ = commands.add_parser("compare", help="compare two recordings; exit 0 iff identical")
     cmp_.add_argument("before", type=Path)
     cmp_.add_argument("after", type=Path)
@@ -557,7 +567,7 @@ def main(argv: list[str]) -> int:
         parser.error(f"unknown kinds {sorted(unknown)}; choose from {','.join(KINDS)}")
     jobs = [int(j) for j in options.jobs.split(",") if j]
     cases = {c for c in options.cases.split(",") if c}
-    return record(options.python, options.out, jobs, cases, kinds)
+    return record(options.python, options.out, jobs, cases, kinds, options.resume)
 
 
 if __name__ == "__main__":
