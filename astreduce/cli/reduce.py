@@ -5,6 +5,7 @@ from __future__ import annotations
 import filecmp
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,8 @@ from astreduce.files import (
 )
 from astreduce.oracles.options import REDUCING
 from astreduce.reduce.report import write_report
-from astreduce.reduce.single import Result, reduce_source
-from astreduce.reduce.tree import TreeResult, reduce_tree, resolve_entry
+from astreduce.reduce.single import ReduceConfig, Result, reduce_with
+from astreduce.reduce.tree import TreeResult, reduce_tree_with, resolve_entry
 from astreduce.search.strategies import STRATEGIES
 
 
@@ -60,152 +61,115 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     oracle); --run CMD gets {dir} (the copy) and {file} (the entry file, else
     the copy); --test SCRIPT gets the copy's folder as its argument.
     """
-    if len(inputs) == 1 and not inputs[0].is_dir():
-        if entry is not None:
-            with errors(values["debug"]):
+    output, in_place, report_path, quiet, debug = (
+        values.pop(name) for name in ("output", "in_place", "report_path", "quiet", "debug")
+    )
+    with errors(debug):
+        transform_names = values.pop("transform_names")
+        config = ReduceConfig(
+            strategy=values.pop("strategy"),
+            transforms=tuple(n.strip() for n in transform_names.split(",") if n.strip()) if transform_names else None,
+            jobs=values.pop("jobs"),
+            format=values.pop("format_result"),
+            resume=values.pop("resume"),
+            cache_dir=values.pop("cache_dir"),
+            exhaustive=values.pop("exhaustive"),
+            options=options_from(values),
+        )
+        if len(inputs) == 1 and not inputs[0].is_dir():
+            if entry is not None:
                 raise UsageError("--entry goes with a directory or several files, not with one file")
-        _reduce_file(inputs[0], **values)
-    else:
-        _reduce_tree(list(inputs), entry, **values)
+            _reduce_file(inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
+        else:
+            _reduce_tree(list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
 
 
 def _reduce_file(
-    file: Path,
-    output: Path | None,
-    in_place: bool,
-    strategy: str,
-    transform_names: str | None,
-    format_result: bool,
-    report_path: Path | None,
-    quiet: bool,
-    debug: bool,
-    resume: bool,
-    cache_dir: Path | None,
-    jobs: int,
-    exhaustive: bool,
-    **oracle_values: Any,
+    file: Path, config: ReduceConfig, *, output: Path | None, in_place: bool, report_path: Path | None, quiet: bool
 ) -> None:
     """``astreduce reduce FILE``."""
-    with errors(debug):
-        options = options_from(oracle_values)
-        if in_place and output is not None:
-            raise UsageError("give either --in-place or -o, not both")
-        options.check()
-        source = read_source(file)
-        target = file if in_place else (output or default_output(file))
-        check_output_path(target, None if in_place else file)
-        if report_path is not None:
-            check_output_path(report_path, file, what="report")
-        names = [n.strip() for n in transform_names.split(",") if n.strip()] if transform_names else None
-        backup = file.with_name(file.name + ".orig")
-        if in_place and backup.exists() and not filecmp.cmp(file, backup, shallow=False):
-            raise UsageError(
-                f"{backup} exists (a backup from an earlier --in-place run?) and differs from {file}; "
-                "move it away first, or write elsewhere with -o"
-            )
-        saved: list[str] = []
-
-        def save(text: str) -> None:
-            if in_place and not saved:  # the first write replaces the input: back it up first
-                shutil.copy2(file, backup)
-            write_atomically(target, source.encode(text))
-            saved.append(target.name)
-
-        result, interrupted = run_reduction(
-            lambda stop, progress: reduce_source(
-                source.text,
-                options=options,
-                jobs=jobs,
-                resume=resume,
-                cache_dir=cache_dir,
-                encode=source.encode,
-                strategy=strategy,
-                transforms=names,
-                stop=stop,
-                filename=file.name,
-                format=format_result,
-                on_improve=save,
-                on_progress=progress,
-                search_path=str(file.resolve().parent),
-                exhaustive=exhaustive,
-            ),
-            quiet=quiet,
-            target=target,
-            has_saved=lambda: bool(saved),
-            what="program",
+    if in_place and output is not None:
+        raise UsageError("give either --in-place or -o, not both")
+    config.options.check()
+    source = read_source(file)
+    target = file if in_place else (output or default_output(file))
+    check_output_path(target, None if in_place else file)
+    if report_path is not None:
+        check_output_path(report_path, file, what="report")
+    backup = file.with_name(file.name + ".orig")
+    if in_place and backup.exists() and not filecmp.cmp(file, backup, shallow=False):
+        raise UsageError(
+            f"{backup} exists (a backup from an earlier --in-place run?) and differs from {file}; "
+            "move it away first, or write elsewhere with -o"
         )
-        save(result.text)
-        if report_path is not None:
-            write_report(report_path, result, str(file), str(target))
-        _print_result(result, file, target, quiet)
-        exit_after(result.verified, interrupted, target)
+    config = replace(config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode)
+    saved: list[str] = []
+
+    def save(text: str) -> None:
+        if in_place and not saved:  # the first write replaces the input: back it up first
+            shutil.copy2(file, backup)
+        write_atomically(target, source.encode(text))
+        saved.append(target.name)
+
+    result, interrupted = run_reduction(
+        lambda stop, progress: reduce_with(source.text, config, on_improve=save, on_progress=progress, stop=stop),
+        quiet=quiet,
+        target=target,
+        has_saved=lambda: bool(saved),
+        what="program",
+    )
+    save(result.text)
+    if report_path is not None:
+        write_report(report_path, result, str(file), str(target))
+    _print_result(result, file, target, quiet)
+    exit_after(result.verified, interrupted, target)
 
 
 def _reduce_tree(
     inputs: list[Path],
     entry: str | None,
+    config: ReduceConfig,
+    *,
     output: Path | None,
     in_place: bool,
-    strategy: str,
-    transform_names: str | None,
-    format_result: bool,
     report_path: Path | None,
     quiet: bool,
-    debug: bool,
-    resume: bool,
-    cache_dir: Path | None,
-    jobs: int,
-    exhaustive: bool,
-    **oracle_values: Any,
 ) -> None:
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
-    with errors(debug):
-        options = options_from(oracle_values)
-        if in_place:
-            raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
-        if resume or cache_dir is not None or exhaustive:
-            raise UsageError("--resume, --cache-dir and --exhaustive are for a single file, not for a directory or several files")
-        options.check()
-        given = read_input(inputs)
-        target = output or default_output_dir(inputs)
-        check_output_dir(target, given)
-        if report_path is not None:
-            check_report_path(report_path, given)
-        entry_path = resolve_entry(entry, given)
-        options.check_tree(entry_path, REDUCING)
-        names = [n.strip() for n in transform_names.split(",") if n.strip()] if transform_names else None
-        saved: list[int] = []
+    if in_place:
+        raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
+    if config.resume or config.cache_dir is not None or config.exhaustive:
+        raise UsageError("--resume, --cache-dir and --exhaustive are for a single file, not for a directory or several files")
+    config.options.check()
+    given = read_input(inputs)
+    target = output or default_output_dir(inputs)
+    check_output_dir(target, given)
+    if report_path is not None:
+        check_report_path(report_path, given)
+    entry_path = resolve_entry(entry, given)
+    config.options.check_tree(entry_path, REDUCING)
+    saved: list[int] = []
 
-        def save(tree: dict[str, str]) -> None:
-            write_tree(target, tree, given.modes)
-            saved.append(len(tree))
+    def save(tree: dict[str, str]) -> None:
+        write_tree(target, tree, given.modes)
+        saved.append(len(tree))
 
-        result, interrupted = run_reduction(
-            lambda stop, progress: reduce_tree(
-                given.files,
-                options,
-                entry=entry_path,
-                modes=given.modes,
-                strategy=strategy,
-                transforms=names,
-                jobs=jobs,
-                format=format_result,
-                on_improve=save,
-                on_progress=progress,
-                stop=stop,
-            ),
-            quiet=quiet,
-            target=target,
-            has_saved=lambda: bool(saved),
-            what="tree",
-        )
-        save(result.tree)
-        label = " ".join(str(p) for p in inputs)
-        if report_path is not None:
-            text = json.dumps(result.report(label, str(target)), indent=2) + "\n"
-            report_path.write_text(text, encoding="utf-8")
-        _print_tree_result(result, label, target, quiet)
-        exit_after(result.verified, interrupted, target)
+    result, interrupted = run_reduction(
+        lambda stop, progress: reduce_tree_with(
+            given.files, config, entry=entry_path, modes=given.modes, on_improve=save, on_progress=progress, stop=stop
+        ),
+        quiet=quiet,
+        target=target,
+        has_saved=lambda: bool(saved),
+        what="tree",
+    )
+    save(result.tree)
+    label = " ".join(str(p) for p in inputs)
+    if report_path is not None:
+        text = json.dumps(result.report(label, str(target)), indent=2) + "\n"
+        report_path.write_text(text, encoding="utf-8")
+    _print_tree_result(result, label, target, quiet)
+    exit_after(result.verified, interrupted, target)
 
 
 def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool) -> None:

@@ -546,12 +546,28 @@ def reduce_tree(
         NotReproducibleError: the original tree does not FAIL, or not reliably.
         ReductionStopped: interrupted; ``.result`` holds the best tree so far, verified.
     """
-    started = time.monotonic()
-    options = options if options is not None else OracleOptions()
     config = ReduceConfig(
-        options=options, strategy=strategy, transforms=tuple(transforms) if transforms is not None else None,
-        jobs=jobs, format=format,
+        options=options if options is not None else OracleOptions(), strategy=strategy,
+        transforms=tuple(transforms) if transforms is not None else None, jobs=jobs, format=format,
     )
+    return reduce_tree_with(
+        files, config, entry=entry, modes=modes, on_improve=on_improve, on_progress=on_progress, stop=stop
+    )
+
+
+def reduce_tree_with(
+    files: Mapping[str, str],
+    config: ReduceConfig,
+    *,
+    entry: str | None = None,
+    modes: Mapping[str, int] | None = None,
+    on_improve: Callable[[dict[str, str]], None] | None = None,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    stop: StopRequest | None = None,
+) -> TreeResult:
+    """:func:`reduce_tree` with its settings gathered in ``config`` (its file-only fields unused)."""
+    started = time.monotonic()
+    options, strategy, jobs, format = config.options, config.strategy, config.jobs, config.format
     config.check()
     if not files:
         raise UsageError("no files to reduce")
