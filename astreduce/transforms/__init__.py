@@ -6,9 +6,10 @@ shared state. Strategies turn proposals into :class:`Opportunity` records
 (one keep-list element each) and let delta debugging decide which to apply.
 
 Most transforms are *node-local* and implement :meth:`Transform.replacements`.
-Whole-program rewrites (renaming, and later scope-aware transforms) override
-:meth:`Transform.opportunities` to propose edits of several nodes at once, or
-are :class:`TextTransform` s that edit token spans directly.
+Whole-program rewrites override :meth:`Transform.opportunities` to propose
+edits of several nodes at once; those that read names and scopes are
+:class:`ScopeTransform` s, which share one analysis of the tree; others are
+:class:`TextTransform` s that edit token spans directly.
 
 Every transform, built in or from another package, registers under the
 entry-point group ``astreduce.transforms`` (see ``pyproject.toml``) and is
@@ -20,10 +21,11 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeVar, cast
 
 from astreduce.errors import TransformLoadError, UsageError
 from astreduce.source.render import DROP, Edit, Replacement
+from astreduce.source.scope import Analysis, analyse
 from astreduce.source.tree import Node, Tree
 
 ENTRY_POINT_GROUP = "astreduce.transforms"
@@ -84,6 +86,39 @@ class Transform:
     def summary(cls) -> str:
         """The first line of the docstring, for ``astreduce transforms``."""
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+
+Subject = TypeVar("Subject")
+
+
+class ScopeTransform(Transform, Generic[Subject]):
+    """A whole-program transform that reads the scope analysis: proposals subject by subject.
+
+    The analysis is made once per tree (``None``, when the text cannot be
+    analysed, proposes nothing). :meth:`walk` says what the transform looks
+    at, :meth:`proposals` what it proposes for one of them. ``ranked``: with
+    second choices, every subject's first choice comes before any subject's
+    second (:func:`rank_zero_first`).
+    """
+
+    ranked: ClassVar[bool] = False
+
+    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
+        a = analyse(tree)
+        if a is None:
+            return
+        made = (p for subject in self.walk(a) for p in self.proposals(a, subject))
+        yield from rank_zero_first(made) if self.ranked else made
+
+    def walk(self, a: Analysis) -> Iterable[Subject]:
+        """The subjects, in order: by default every node of ``node_kinds``, in pre-order."""
+        kinds = self.node_kinds
+        nodes = [node for node, n in zip(a.asts, a.tree.nodes) if not kinds or n.kind in kinds]
+        return cast("list[Subject]", nodes)  # the kinds are those of the type a subclass names
+
+    def proposals(self, a: Analysis, subject: Subject) -> Iterator[Opportunity]:
+        """The proposals about ``subject``, most removing first."""
+        return iter(())
 
 
 class TextTransform(Transform):

@@ -13,14 +13,12 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
-from astreduce.transforms import Opportunity, Transform, rank_zero_first
-from astreduce.transforms.inlining import inline_statements, single_calls
+from astreduce.transforms import Opportunity, ScopeTransform
+from astreduce.transforms.inlining import Site, inline_statements, single_calls
 from astreduce.source.precedence import stands_alone, wrap
-from astreduce.source.scope import FUNCTIONS, Analysis, analyse, shrinks
-from astreduce.source.tree import Tree
+from astreduce.source.scope import FUNCTIONS, Analysis, shrinks
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_TRIES: tuple[type[ast.Try], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
 def _owns_blocks(a: Analysis, statement: ast.stmt, fields: tuple[str, ...]) -> int | None:
@@ -130,7 +128,7 @@ def _components(
     return None
 
 
-class LoopToBody(Transform):
+class LoopToBody(ScopeTransform[ast.For]):
     """Run a ``for`` loop's body once, with the target bound to the first item.
 
     Applies to: ``for`` loops without ``break`` or ``continue`` of their own.
@@ -147,38 +145,31 @@ class LoopToBody(Transform):
     name = "loop-to-body"
     phase = "hoist"
     node_kinds = frozenset({"For"})
+    ranked = True
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is not None:
-            yield from rank_zero_first(self._proposals(a))
-
-    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
-        for loop in a.asts:
-            if not isinstance(loop, ast.For):
-                continue
-            loop_id = _owns_blocks(a, loop, ("body", "orelse"))
-            if loop_id is None or _jumps_out(loop.body):
-                continue
-            indent = a.tree.indents[loop_id]
-            rest: list[Part] = [BlockHole(loop_id, "body")]
-            if loop.orelse:
-                rest += ["\n" + indent, BlockHole(loop_id, "orelse")]
-            variants: list[dict[int, Edit]] = []
-            substituted = _substitute_target(a, loop, rest)
-            if substituted is not None and shrinks(a, substituted):
-                variants.append(substituted)
-            first = _first_item(a, loop.iter)
-            target_id = a.id(loop.target)
-            if first is not None and target_id is not None:
-                parts, _ = first
-                bound: dict[int, Edit] = {
-                    loop_id: Replacement((Hole(target_id), " = ", *parts, "\n" + indent, *rest))
-                }
-                if shrinks(a, bound):
-                    variants.append(bound)
-            for rank, edits in enumerate(variants):
-                yield Opportunity(self.name, loop_id, edits, rank)
+    def proposals(self, a: Analysis, loop: ast.For) -> Iterator[Opportunity]:
+        loop_id = _owns_blocks(a, loop, ("body", "orelse"))
+        if loop_id is None or _jumps_out(loop.body):
+            return
+        indent = a.tree.indents[loop_id]
+        rest: list[Part] = [BlockHole(loop_id, "body")]
+        if loop.orelse:
+            rest += ["\n" + indent, BlockHole(loop_id, "orelse")]
+        variants: list[dict[int, Edit]] = []
+        substituted = _substitute_target(a, loop, rest)
+        if substituted is not None and shrinks(a, substituted):
+            variants.append(substituted)
+        first = _first_item(a, loop.iter)
+        target_id = a.id(loop.target)
+        if first is not None and target_id is not None:
+            parts, _ = first
+            bound: dict[int, Edit] = {
+                loop_id: Replacement((Hole(target_id), " = ", *parts, "\n" + indent, *rest))
+            }
+            if shrinks(a, bound):
+                variants.append(bound)
+        for rank, edits in enumerate(variants):
+            yield Opportunity(self.name, loop_id, edits, rank)
 
 
 def _substitute_target(a: Analysis, loop: ast.For, rest: list[Part]) -> dict[int, Edit] | None:
@@ -225,7 +216,7 @@ def _inside_any(a: Analysis, node: ast.AST, roots: list[ast.stmt] | list[ast.exp
     return False
 
 
-class WithToBody(Transform):
+class WithToBody(ScopeTransform[ast.With]):
     """Replace a ``with`` statement with its body, binding each ``as`` target to its context expression.
 
     Applies to: ``with`` statements with at least one ``as`` target.
@@ -238,40 +229,31 @@ class WithToBody(Transform):
     phase = "hoist"
     node_kinds = frozenset({"With"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
+    def proposals(self, a: Analysis, statement: ast.With) -> Iterator[Opportunity]:
+        if not any(i.optional_vars for i in statement.items):
             return
-        for statement in a.asts:
-            if not isinstance(statement, ast.With) or not any(
-                i.optional_vars for i in statement.items
-            ):
+        statement_id = _owns_blocks(a, statement, ("body",))
+        if statement_id is None:
+            return
+        indent = a.tree.indents[statement_id]
+        parts: list[Part] = []
+        for item in statement.items:
+            if item.optional_vars is None:
                 continue
-            statement_id = _owns_blocks(a, statement, ("body",))
-            if statement_id is None:
-                continue
-            indent = a.tree.indents[statement_id]
-            parts: list[Part] = []
-            for item in statement.items:
-                if item.optional_vars is None:
-                    continue
-                target_id, value_id = a.id(item.optional_vars), a.id(item.context_expr)
-                if target_id is None or value_id is None:
-                    break
-                text = a.source(item.context_expr)
-                bare = (
-                    "\n" not in text.strip() or stands_alone(item.context_expr, text)
-                ) and not isinstance(item.context_expr, (ast.NamedExpr, ast.Yield, ast.YieldFrom))
-                opening, closing = ("", "") if bare else ("(", ")")
-                parts += [Hole(target_id), f" = {opening}", Hole(value_id), f"{closing}\n{indent}"]
-            else:
-                parts.append(BlockHole(statement_id, "body"))
-                yield Opportunity(
-                    self.name, statement_id, {statement_id: Replacement(tuple(parts))}
-                )
+            target_id, value_id = a.id(item.optional_vars), a.id(item.context_expr)
+            if target_id is None or value_id is None:
+                return
+            text = a.source(item.context_expr)
+            bare = (
+                "\n" not in text.strip() or stands_alone(item.context_expr, text)
+            ) and not isinstance(item.context_expr, (ast.NamedExpr, ast.Yield, ast.YieldFrom))
+            opening, closing = ("", "") if bare else ("(", ")")
+            parts += [Hole(target_id), f" = {opening}", Hole(value_id), f"{closing}\n{indent}"]
+        parts.append(BlockHole(statement_id, "body"))
+        yield Opportunity(self.name, statement_id, {statement_id: Replacement(tuple(parts))})
 
 
-class TryToBody(Transform):
+class TryToBody(ScopeTransform[ast.Try]):
     """Replace a ``try`` statement with the path that raises nothing: body, ``else``, ``finally``.
 
     Applies to: ``try`` statements with an ``else`` or a ``finally`` block.
@@ -284,27 +266,21 @@ class TryToBody(Transform):
     phase = "hoist"
     node_kinds = frozenset({"Try", "TryStar"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
+    def proposals(self, a: Analysis, statement: ast.Try) -> Iterator[Opportunity]:
+        if not statement.orelse and not statement.finalbody:
             return
-        for statement in a.asts:
-            if not isinstance(statement, _TRIES):
-                continue
-            if not statement.orelse and not statement.finalbody:
-                continue
-            statement_id = _owns_blocks(a, statement, ("body", "orelse", "finalbody"))
-            if statement_id is None:
-                continue
-            indent = a.tree.indents[statement_id]
-            parts: list[Part] = []
-            for name in ("body", "orelse", "finalbody"):
-                if getattr(statement, name):
-                    parts += (["\n" + indent] if parts else []) + [BlockHole(statement_id, name)]
-            yield Opportunity(self.name, statement_id, {statement_id: Replacement(tuple(parts))})
+        statement_id = _owns_blocks(a, statement, ("body", "orelse", "finalbody"))
+        if statement_id is None:
+            return
+        indent = a.tree.indents[statement_id]
+        parts: list[Part] = []
+        for name in ("body", "orelse", "finalbody"):
+            if getattr(statement, name):
+                parts += (["\n" + indent] if parts else []) + [BlockHole(statement_id, name)]
+        yield Opportunity(self.name, statement_id, {statement_id: Replacement(tuple(parts))})
 
 
-class ReturnValueDrop(Transform):
+class ReturnValueDrop(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
     """Drop every return value of a function at once: ``return X`` → ``return``.
 
     Applies to: functions with two or more ``return X`` statements of their own.
@@ -316,24 +292,20 @@ class ReturnValueDrop(Transform):
     phase = "definitions"
     node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
-            return
-        for function in a.asts:
-            if not isinstance(function, FUNCTIONS):
-                continue
-            values = [
-                a.id(n.value)
-                for n in a.own_nodes(function)
-                if isinstance(n, ast.Return) and n.value is not None
-            ]
-            droppable = [v for v in values if v is not None and v in a.tree.drop_spans]
-            if len(droppable) >= 2 and len(droppable) == len(values):
-                yield Opportunity(self.name, a.id(function), dict.fromkeys(droppable, DROP))  # type: ignore[arg-type]  # numbered
+    def proposals(
+        self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Iterator[Opportunity]:
+        values = [
+            a.id(n.value)
+            for n in a.own_nodes(function)
+            if isinstance(n, ast.Return) and n.value is not None
+        ]
+        droppable = [v for v in values if v is not None and v in a.tree.drop_spans]
+        if len(droppable) >= 2 and len(droppable) == len(values):
+            yield Opportunity(self.name, a.id(function), dict.fromkeys(droppable, DROP))  # type: ignore[arg-type]  # numbered
 
 
-class FunctionToBody(Transform):
+class FunctionToBody(ScopeTransform[Site]):
     """Replace the only call of a function, a statement at module level, with the function's body.
 
     Applies to: a plain function of the file (no decorators, not a
@@ -350,13 +322,12 @@ class FunctionToBody(Transform):
     priority = 5
     node_kinds = frozenset({"FunctionDef"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
+    def walk(self, a: Analysis) -> Iterator[Site]:
+        return single_calls(a)
+
+    def proposals(self, a: Analysis, site: Site) -> Iterator[Opportunity]:
+        if site.receiver is not None or a.scope(site.call).node is not a.module:
             return
-        for site in single_calls(a):
-            if site.receiver is not None or a.scope(site.call).node is not a.module:
-                continue
-            edits = inline_statements(a, site)
-            if edits is not None and shrinks(a, edits, parse=True):
-                yield Opportunity(self.name, a.id(site.function), edits)  # type: ignore[arg-type]  # numbered
+        edits = inline_statements(a, site)
+        if edits is not None and shrinks(a, edits, parse=True):
+            yield Opportunity(self.name, a.id(site.function), edits)  # type: ignore[arg-type]  # numbered
