@@ -8,15 +8,26 @@ from dataclasses import dataclass
 
 from astreduce.source.precedence import stands_alone, wrap
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
-from astreduce.source.scope import Analysis, Scope, analyse, is_dunder, shrinks
+from astreduce.source.scope import Analysis, Scope, is_dunder, shrinks
 from astreduce.source.tree import Tree
-from astreduce.transforms import Opportunity, Transform, rank_zero_first
+from astreduce.transforms import Opportunity, ScopeTransform
+from astreduce.transforms.constants import is_constant
 
 #: Expressions that cannot move to another place of the program as they are.
 _UNMOVABLE = (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Starred)
 
 
-class InlineCall(Transform):
+@dataclass(frozen=True)
+class Site:
+    """The only call of a function (or method) of the file."""
+
+    function: ast.FunctionDef
+    call: ast.Call
+    receiver: ast.expr | None = None
+    """For a method called as ``x.m(...)``: ``x``, which takes the place of ``self``."""
+
+
+class InlineCall(ScopeTransform[Site]):
     """Replace the only call of a function or method with its return expression or its body.
 
     Applies to: a plain function defined in the file (no decorators, not a
@@ -39,26 +50,15 @@ class InlineCall(Transform):
     priority = 5
     node_kinds = frozenset({"FunctionDef"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
-            return
-        for site in single_calls(a):
-            edits = inline_expression(a, site)
-            if edits is None and a.scope(site.call).node is not a.module:
-                edits = inline_statements(a, site)
-            if edits is not None and shrinks(a, edits, parse=True):
-                yield Opportunity(self.name, a.id(site.function), edits)  # type: ignore[arg-type]  # numbered
+    def walk(self, a: Analysis) -> Iterator[Site]:
+        return single_calls(a)
 
-
-@dataclass(frozen=True)
-class Site:
-    """The only call of a function (or method) of the file."""
-
-    function: ast.FunctionDef
-    call: ast.Call
-    receiver: ast.expr | None = None
-    """For a method called as ``x.m(...)``: ``x``, which takes the place of ``self``."""
+    def proposals(self, a: Analysis, site: Site) -> Iterator[Opportunity]:
+        edits = inline_expression(a, site)
+        if edits is None and a.scope(site.call).node is not a.module:
+            edits = inline_statements(a, site)
+        if edits is not None and shrinks(a, edits, parse=True):
+            yield Opportunity(self.name, a.id(site.function), edits)  # type: ignore[arg-type]  # numbered
 
 
 def single_calls(a: Analysis) -> Iterator[Site]:
@@ -316,7 +316,7 @@ def inline_statements(a: Analysis, site: Site) -> dict[int, Edit] | None:
     return edits
 
 
-class InlineVariable(Transform):
+class InlineVariable(ScopeTransform[ast.Assign]):
     """Replace the uses of a variable assigned once with its value, and drop the assignment.
 
     Applies to: a name bound only by one plain assignment ``name = EXPR``
@@ -333,29 +333,23 @@ class InlineVariable(Transform):
     phase = "hoist"
     node_kinds = frozenset({"Assign"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        from astreduce.transforms.constants import is_constant
-
-        a = analyse(tree)
-        if a is None:
+    def proposals(self, a: Analysis, statement: ast.Assign) -> Iterator[Opportunity]:
+        if len(statement.targets) != 1:
             return
-        for statement in a.asts:
-            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
-                continue
-            target, index = _read_target(a, statement.targets[0])
-            if target is None:
-                continue
-            scope = a.scope(target)
-            if isinstance(scope.node, ast.ClassDef) or a.bindings_of(scope, target.id) != [target]:
-                continue
-            if a.declared_nonlocal(target.id):
-                continue
-            value = statement.value
-            if scope.node is a.module and is_constant(value):
-                continue
-            edits = inline_variable(a, scope, target.id, statement, value, index)
-            if edits is not None and shrinks(a, edits):
-                yield Opportunity(self.name, a.id(statement), edits)  # type: ignore[arg-type]  # numbered
+        target, index = _read_target(a, statement.targets[0])
+        if target is None:
+            return
+        scope = a.scope(target)
+        if isinstance(scope.node, ast.ClassDef) or a.bindings_of(scope, target.id) != [target]:
+            return
+        if a.declared_nonlocal(target.id):
+            return
+        value = statement.value
+        if scope.node is a.module and is_constant(value):
+            return
+        edits = inline_variable(a, scope, target.id, statement, value, index)
+        if edits is not None and shrinks(a, edits):
+            yield Opportunity(self.name, a.id(statement), edits)  # type: ignore[arg-type]  # numbered
 
 
 def _read_target(a: Analysis, target: ast.expr) -> tuple[ast.Name | None, int | None]:
@@ -415,7 +409,7 @@ def inline_variable(
     return edits
 
 
-class ImportToStub(Transform):
+class ImportToStub(ScopeTransform[ast.Import]):
     """Replace ``import m`` whose only use is ``m.f`` with ``from m import f``, or with a stub of ``f``.
 
     Applies to: an ``import m`` (one name, not dotted) whose every use is the
@@ -429,53 +423,48 @@ class ImportToStub(Transform):
     name = "import-to-stub"
     phase = "definitions"
     node_kinds = frozenset({"Import"})
+    ranked = True
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is not None:
-            yield from rank_zero_first(self._proposals(a))
-
-    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
-        for statement in a.asts:
-            if not isinstance(statement, ast.Import) or len(statement.names) != 1:
-                continue
-            alias = statement.names[0]
-            if "." in alias.name:
-                continue
-            bound = alias.asname or alias.name
-            scope = a.scope(statement)
-            if a.bindings_of(scope, bound) != [alias]:
-                continue
-            uses = a.uses_of(scope, bound)
-            attributes = [a.parent(u) for u in uses]
-            if not uses or not all(
-                isinstance(x, ast.Attribute) and x.value is u and isinstance(x.ctx, ast.Load)
-                for x, u in zip(attributes, uses)
-            ):
-                continue
-            names = {x.attr for x in attributes if isinstance(x, ast.Attribute)}
-            if len(names) != 1:
-                continue
-            (member,) = names
-            if any(n == member for (_, n) in a.bindings) or any(n == member for (_, n) in a.uses):
-                continue
-            statement_id = a.id(statement)
-            attribute_ids = [a.id(x) for x in attributes if x is not None]
-            if statement_id is None or None in attribute_ids:
-                continue
-            renamed: dict[int, Edit] = {
-                i: Replacement.text(member) for i in attribute_ids if i is not None
-            }
-            texts = [f"from {alias.name} import {member}"]
-            if _owns_line(a.tree, statement_id):
-                texts.append(f"def {member}(*a, **k): pass")
-            rank = 0
-            for text in texts:
-                edits = dict(renamed)
-                edits[statement_id] = Replacement.text(text)
-                if shrinks(a, edits):
-                    yield Opportunity(self.name, statement_id, edits, rank)
-                    rank += 1
+    def proposals(self, a: Analysis, statement: ast.Import) -> Iterator[Opportunity]:
+        if len(statement.names) != 1:
+            return
+        alias = statement.names[0]
+        if "." in alias.name:
+            return
+        bound = alias.asname or alias.name
+        scope = a.scope(statement)
+        if a.bindings_of(scope, bound) != [alias]:
+            return
+        uses = a.uses_of(scope, bound)
+        attributes = [a.parent(u) for u in uses]
+        if not uses or not all(
+            isinstance(x, ast.Attribute) and x.value is u and isinstance(x.ctx, ast.Load)
+            for x, u in zip(attributes, uses)
+        ):
+            return
+        names = {x.attr for x in attributes if isinstance(x, ast.Attribute)}
+        if len(names) != 1:
+            return
+        (member,) = names
+        if any(n == member for (_, n) in a.bindings) or any(n == member for (_, n) in a.uses):
+            return
+        statement_id = a.id(statement)
+        attribute_ids = [a.id(x) for x in attributes if x is not None]
+        if statement_id is None or None in attribute_ids:
+            return
+        renamed: dict[int, Edit] = {
+            i: Replacement.text(member) for i in attribute_ids if i is not None
+        }
+        texts = [f"from {alias.name} import {member}"]
+        if _owns_line(a.tree, statement_id):
+            texts.append(f"def {member}(*a, **k): pass")
+        rank = 0
+        for text in texts:
+            edits = dict(renamed)
+            edits[statement_id] = Replacement.text(text)
+            if shrinks(a, edits):
+                yield Opportunity(self.name, statement_id, edits, rank)
+                rank += 1
 
 
 def _owns_line(tree: Tree, node_id: int) -> bool:
