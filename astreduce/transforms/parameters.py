@@ -7,9 +7,8 @@ import re
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit
-from astreduce.transforms import Opportunity, Transform
-from astreduce.source.scope import FUNCTIONS, Analysis, analyse, is_dunder
-from astreduce.source.tree import Tree
+from astreduce.transforms import Opportunity, ScopeTransform
+from astreduce.source.scope import Analysis, is_dunder
 
 #: Decorators that keep a function's signature (anything else may call it differently).
 _KEEPS_SIGNATURE = re.compile(
@@ -17,7 +16,7 @@ _KEEPS_SIGNATURE = re.compile(
 )
 
 
-class RemoveParameter(Transform):
+class RemoveParameter(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
     """Remove an unused parameter and the matching argument at every call site.
 
     Applies to: parameters of functions and methods defined in the file that
@@ -40,15 +39,7 @@ class RemoveParameter(Transform):
     phase = "definitions"
     node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        analysis = analyse(tree)
-        if analysis is None:
-            return
-        for node in analysis.asts:
-            if isinstance(node, FUNCTIONS):
-                yield from self._function(analysis, node)
-
-    def _function(
+    def proposals(
         self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> Iterator[Opportunity]:
         sites = call_sites(a, function)

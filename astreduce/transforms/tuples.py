@@ -13,10 +13,9 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from astreduce.source.render import Edit, Replacement
-from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms import Opportunity, ScopeTransform
 from astreduce.transforms.parameters import call_sites
-from astreduce.source.scope import FUNCTIONS, Analysis, analyse
-from astreduce.source.tree import Tree
+from astreduce.source.scope import Analysis
 
 
 def _plain(elements: Sequence[ast.expr]) -> bool:
@@ -49,7 +48,7 @@ def _replace(a: Analysis, edits: dict[int, Edit], tuple_node: ast.Tuple | ast.Li
     return True
 
 
-class DropTuplePair(Transform):
+class DropTuplePair(ScopeTransform[ast.Assign]):
     """Drop a variable and its value from a tuple assignment.
 
     Applies to: ``a, b = x, y`` (as many targets as values, no starred
@@ -63,26 +62,22 @@ class DropTuplePair(Transform):
     phase = "definitions"
     node_kinds = frozenset({"Assign"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
+    def proposals(self, a: Analysis, node: ast.Assign) -> Iterator[Opportunity]:
+        if len(node.targets) != 1:
             return
-        for node in a.asts:
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-                continue
-            target, value = node.targets[0], node.value
-            if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
-                continue
-            if not (_plain(target.elts) and len(target.elts) == len(value.elts) and _plain(value.elts)):
-                continue
-            names = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
-            for index in sorted(names, key=lambda i: not _unread(a, target.elts[i])):
-                edits: dict[int, Edit] = {}
-                if _replace(a, edits, target, index) and _replace(a, edits, value, index):
-                    yield Opportunity(self.name, a.id(target.elts[index]), edits)  # type: ignore[arg-type]  # ids checked
+        target, value = node.targets[0], node.value
+        if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+            return
+        if not (_plain(target.elts) and len(target.elts) == len(value.elts) and _plain(value.elts)):
+            return
+        names = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
+        for index in sorted(names, key=lambda i: not _unread(a, target.elts[i])):
+            edits: dict[int, Edit] = {}
+            if _replace(a, edits, target, index) and _replace(a, edits, value, index):
+                yield Opportunity(self.name, a.id(target.elts[index]), edits)  # type: ignore[arg-type]  # ids checked
 
 
-class DropReturnedPosition(Transform):
+class DropReturnedPosition(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
     """Drop a position of the tuples a function returns that no caller reads.
 
     Applies to: functions and methods defined in the file (not generators)
@@ -98,15 +93,7 @@ class DropReturnedPosition(Transform):
     phase = "definitions"
     node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
-            return
-        for node in a.asts:
-            if isinstance(node, FUNCTIONS):
-                yield from self._function(a, node)
-
-    def _function(self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Opportunity]:
+    def proposals(self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Opportunity]:
         returns: list[ast.Tuple] = []
         for node in a.own_nodes(function):
             if isinstance(node, (ast.Yield, ast.YieldFrom)):
