@@ -6,9 +6,8 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement, Slice
-from astreduce.source.scope import FUNCTIONS, Analysis, analyse, is_dunder, shrinks
-from astreduce.source.tree import Tree
-from astreduce.transforms import Opportunity, Transform, rank_zero_first
+from astreduce.source.scope import FUNCTIONS, Analysis, is_dunder, shrinks
+from astreduce.transforms import Opportunity, ScopeTransform
 from astreduce.transforms.definitions import closing_parenthesis
 
 
@@ -45,7 +44,7 @@ def _is_super_call(node: ast.AST) -> bool:
     )
 
 
-class MergeBase(Transform):
+class MergeBase(ScopeTransform[ast.ClassDef]):
     """Merge a base class into its only subclass.
 
     Applies to: an undecorated class of the file that exactly one class of
@@ -63,15 +62,10 @@ class MergeBase(Transform):
     phase = "definitions"
     node_kinds = frozenset({"ClassDef"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
-            return
-        for base in a.asts:
-            if isinstance(base, ast.ClassDef):
-                edits = _merge(a, base)
-                if edits is not None and shrinks(a, edits, parse=True):
-                    yield Opportunity(self.name, a.id(base), edits)  # type: ignore[arg-type]  # numbered
+    def proposals(self, a: Analysis, base: ast.ClassDef) -> Iterator[Opportunity]:
+        edits = _merge(a, base)
+        if edits is not None and shrinks(a, edits, parse=True):
+            yield Opportunity(self.name, a.id(base), edits)  # type: ignore[arg-type]  # numbered
 
 
 def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
@@ -205,7 +199,7 @@ def _enclosing_function(
     return current
 
 
-class ClassToFunctions(Transform):
+class ClassToFunctions(ScopeTransform[ast.ClassDef]):
     """Turn a class whose methods never use ``self`` into module-level functions.
 
     Applies to: an undecorated module-level class without bases whose body
@@ -226,31 +220,28 @@ class ClassToFunctions(Transform):
     name = "class-to-functions"
     phase = "definitions"
     node_kinds = frozenset({"ClassDef"})
+    ranked = True
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is not None:
-            yield from rank_zero_first(self._proposals(a))
+    def walk(self, a: Analysis) -> list[ast.ClassDef]:
+        """The classes of the module's own body (not those nested in a block or a class)."""
+        return [cls for cls in a.module.body if isinstance(cls, ast.ClassDef)]
 
-    def _proposals(self, a: Analysis) -> Iterator[Opportunity]:
-        for cls in a.module.body:
-            if not isinstance(cls, ast.ClassDef):
-                continue
-            cls_id = a.id(cls)
-            assert cls_id is not None
-            edits = _to_functions(a, cls)
-            if edits is not None and shrinks(a, edits, parse=True):
-                yield Opportunity(self.name, cls_id, edits)
-                continue
-            movable = [m for m in cls.body if isinstance(m, FUNCTIONS) and _movable(a, cls, m)]
-            together = _move_out(a, cls, movable)
-            if together is not None and shrinks(a, together, parse=True):
-                yield Opportunity(self.name, cls_id, together)
-            if len(movable) > 1:
-                for method in movable:
-                    alone = _move_out(a, cls, [method])
-                    if alone is not None:
-                        yield Opportunity(self.name, a.id(method) or cls_id, alone, 1)
+    def proposals(self, a: Analysis, cls: ast.ClassDef) -> Iterator[Opportunity]:
+        cls_id = a.id(cls)
+        assert cls_id is not None
+        edits = _to_functions(a, cls)
+        if edits is not None and shrinks(a, edits, parse=True):
+            yield Opportunity(self.name, cls_id, edits)
+            return
+        movable = [m for m in cls.body if isinstance(m, FUNCTIONS) and _movable(a, cls, m)]
+        together = _move_out(a, cls, movable)
+        if together is not None and shrinks(a, together, parse=True):
+            yield Opportunity(self.name, cls_id, together)
+        if len(movable) > 1:
+            for method in movable:
+                alone = _move_out(a, cls, [method])
+                if alone is not None:
+                    yield Opportunity(self.name, a.id(method) or cls_id, alone, 1)
 
 
 def _movable(
@@ -462,7 +453,7 @@ def _call_through(a: Analysis, attribute: ast.Attribute, edits: dict[int, Edit])
     return True
 
 
-class DropUncalledMethods(Transform):
+class DropUncalledMethods(ScopeTransform[ast.ClassDef]):
     """Drop the methods of a class that nothing in the file refers to by name.
 
     Applies to: methods (not dunder methods) whose name occurs nowhere else
@@ -474,35 +465,27 @@ class DropUncalledMethods(Transform):
     name = "drop-uncalled-methods"
     phase = "delete"
     node_kinds = frozenset({"ClassDef"})
+    ranked = True
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
-            return
-        groups: list[list[int]] = []
-        for cls in a.asts:
-            if not isinstance(cls, ast.ClassDef):
+    def proposals(self, a: Analysis, cls: ast.ClassDef) -> Iterator[Opportunity]:
+        uncalled: list[int] = []
+        for statement in cls.body:
+            statement_id = a.id(statement)
+            if (
+                not isinstance(statement, FUNCTIONS)
+                or is_dunder(statement.name)
+                or statement_id is None
+            ):
                 continue
-            uncalled: list[int] = []
-            for statement in cls.body:
-                statement_id = a.id(statement)
-                if (
-                    not isinstance(statement, FUNCTIONS)
-                    or is_dunder(statement.name)
-                    or statement_id is None
-                ):
-                    continue
-                if not a.tree.is_droppable(statement_id) or _referenced(a, statement):
-                    continue
-                uncalled.append(statement_id)
-            if uncalled:
-                groups.append(uncalled)
-        for group in groups:
-            yield Opportunity(self.name, group[0], dict.fromkeys(group, DROP), 0)
-        for group in groups:
-            if len(group) > 1:
-                for method in group:
-                    yield Opportunity(self.name, method, {method: DROP}, 1)
+            if not a.tree.is_droppable(statement_id) or _referenced(a, statement):
+                continue
+            uncalled.append(statement_id)
+        if not uncalled:
+            return
+        yield Opportunity(self.name, uncalled[0], dict.fromkeys(uncalled, DROP), 0)
+        if len(uncalled) > 1:
+            for method in uncalled:
+                yield Opportunity(self.name, method, {method: DROP}, 1)
 
 
 def _referenced(a: Analysis, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
