@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from astreduce.source.render import DROP, Edit, Replacement
-from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms import Opportunity, ScopeTransform, Transform
 from astreduce.measure import size_change
 from astreduce.source.precedence import wrap
-from astreduce.source.scope import Analysis, analyse
+from astreduce.source.scope import Analysis, analyse, shrinks
 from astreduce.source.tree import Tree
 
 
@@ -32,7 +32,7 @@ def is_constant(node: ast.AST) -> bool:
     return False
 
 
-class NameToConstant(Transform):
+class NameToConstant(ScopeTransform[ast.stmt]):
     """Replace a module-level name bound once to a constant with the constant, everywhere.
 
     Applies to: ``NAME = CONSTANT`` (a number, a string, ``None``, a tuple
@@ -46,41 +46,36 @@ class NameToConstant(Transform):
     phase = "definitions"
     node_kinds = frozenset({"Assign", "AnnAssign"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
+    def walk(self, a: Analysis) -> list[ast.stmt]:
+        """The module's own statements (not those inside its blocks)."""
+        return a.module.body
+
+    def proposals(self, a: Analysis, statement: ast.stmt) -> Iterator[Opportunity]:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            return
+        if not isinstance(target, ast.Name) or not is_constant(value):
             return
         module = a.module_scope
-        for statement in a.module.body:
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                target, value = statement.targets[0], statement.value
-            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-                target, value = statement.target, statement.value
-            else:
-                continue
-            if not isinstance(target, ast.Name) or not is_constant(value):
-                continue
-            if a.bindings_of(module, target.id) != [target]:
-                continue
-            uses = a.uses_of(module, target.id)
-            statement_id, value_id = a.id(statement), a.id(value)
-            if not uses or statement_id is None or value_id is None:
-                continue
-            text = a.source(value).strip()
-            edits: dict[int, Edit] = {statement_id: DROP}
-            for use in uses:
-                use_id = a.id(use)
-                if use_id is None:
-                    break
-                before, after = wrap(a, value, text, use)
-                edits[use_id] = Replacement.text(before + text + after)
-            else:
-                if _shrinks(a, edits):
-                    yield Opportunity(self.name, statement_id, edits)
-
-
-def _shrinks(a: Analysis, edits: dict[int, Edit]) -> bool:
-    return size_change(a.tree.text, a.render(edits)) < (0, 0, 0)
+        if a.bindings_of(module, target.id) != [target]:
+            return
+        uses = a.uses_of(module, target.id)
+        statement_id, value_id = a.id(statement), a.id(value)
+        if not uses or statement_id is None or value_id is None:
+            return
+        text = a.source(value).strip()
+        edits: dict[int, Edit] = {statement_id: DROP}
+        for use in uses:
+            use_id = a.id(use)
+            if use_id is None:
+                return
+            before, after = wrap(a, value, text, use)
+            edits[use_id] = Replacement.text(before + text + after)
+        if shrinks(a, edits):
+            yield Opportunity(self.name, statement_id, edits)
 
 
 # --- values from a run ----------------------------------------------------------
