@@ -30,9 +30,14 @@ R = TypeVar("R")
 STOP_GRACE = 2.0
 
 
+def say(message: str) -> None:
+    """Print ``astreduce: message`` on stderr (progress and errors never go to stdout)."""
+    click.echo(f"astreduce: {message}", err=True)
+
+
 def fail(message: str, code: int) -> NoReturn:
     """Print ``astreduce: message`` on stderr and exit with ``code``."""
-    click.echo(f"astreduce: {message}", err=True)
+    say(message)
     sys.exit(code)
 
 
@@ -160,7 +165,7 @@ def exit_after(verified: bool, interrupted: bool, target: object) -> None:
     """Exit 130 after an interruption (saying where the best result is), 1 when it did not verify."""
     if interrupted:
         state = "verified" if verified else "NOT verified"
-        click.echo(f"astreduce: interrupted; best result so far ({state}) written to {target}", err=True)
+        say(f"interrupted; best result so far ({state}) written to {target}")
         sys.exit(EXIT_INTERRUPTED)
     if not verified:
         sys.exit(1)

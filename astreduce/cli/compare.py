@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, stop_on_signals
+from astreduce.cli.common import errors, say, stop_on_signals
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.compare import (
     DEFAULT_STRATEGIES,
@@ -157,13 +157,8 @@ def compare_command(
                 log_x=log_x,
             )
         if stopped is not None:
-            click.echo(
-                "astreduce: interrupted; the table holds the strategies run so far", err=True
-            )
+            say("interrupted; the table holds the strategies run so far")
             sys.exit(EXIT_INTERRUPTED)
         if any(row.verified is False for row in rows):
-            click.echo(
-                "astreduce: a result did not reproduce when run again: the oracle may be flaky",
-                err=True,
-            )
+            say("a result did not reproduce when run again: the oracle may be flaky")
             sys.exit(1)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, exit_after, run_reduction
+from astreduce.cli.common import errors, exit_after, run_reduction, say
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
@@ -111,28 +111,23 @@ def isolate_command(
             _summary(result, written)
         click.echo(diff, nl=False)
         if not result.verified and not interrupted:
-            click.echo("astreduce: the results did not verify on a second run (a flaky oracle?)", err=True)
+            say("the results did not verify on a second run (a flaky oracle?)")
         exit_after(result.verified, interrupted, f"{written['passing']} and {written['failing']}")
 
 
 def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
     levels = ", ".join(f"{s.name}: {s.changes} changes, {s.tests} tests" for s in result.levels)
-    click.echo(
-        f"astreduce: {levels}; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s",
-        err=True,
-    )
-    click.echo(
-        f"astreduce: 1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines; "
-        f"passing version: {written.get('passing')}, failing version: {written.get('failing')}",
-        err=True,
+    say(f"{levels}; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s")
+    say(
+        f"1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines; "
+        f"passing version: {written.get('passing')}, failing version: {written.get('failing')}"
     )
     for change in result.difference:
-        click.echo(f"astreduce:   {change.describe()}", err=True)
+        say(f"  {change.describe()}")
     if result.requires:
-        click.echo(
-            f"astreduce: on OLD alone the difference also needs {'at most ' if result.interrupted else ''}{len(result.requires)} passing change(s): "
-            f"OLD + all of them fails; patch in {written.get('isolated')}",
-            err=True,
+        say(
+            f"on OLD alone the difference also needs {'at most ' if result.interrupted else ''}{len(result.requires)} passing change(s): "
+            f"OLD + all of them fails; patch in {written.get('isolated')}"
         )
         for change in result.requires:
-            click.echo(f"astreduce:   {change.describe()}", err=True)
+            say(f"  {change.describe()}")

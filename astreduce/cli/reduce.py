@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, exit_after, run_reduction
+from astreduce.cli.common import errors, exit_after, run_reduction, say
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import (
@@ -173,18 +173,9 @@ def _reduce_tree(
 
 
 def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool) -> None:
-    """One line of figures on stderr; every file of the result on stdout, each under a header."""
-    before, after = result.input_size, result.output_size
-    ratio = after.tokens / before.tokens if before.tokens else 1.0
-    for note in result.notes:
-        click.echo(f"astreduce: {note}", err=True)
-    if not quiet:
-        click.echo(
-            f"{label} -> {target}: {before.files} -> {after.files} files, {before.tokens} -> {after.tokens} tokens "
-            f"({ratio:.1%}), {before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
-            f"{'' if result.verified else ' (NOT verified)'}",
-            err=True,
-        )
+    """The figures on stderr; every file of the result on stdout, each under a header."""
+    files = f"{result.input_size.files} -> {result.output_size.files} files, "
+    _print_figures(result, label, target, quiet, files)
     for path in sorted(result.tree):
         text = result.tree[path]
         click.echo(f"==> {path} <==")
@@ -192,15 +183,21 @@ def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool
 
 
 def _print_result(result: Result, file: Path, target: Path, quiet: bool) -> None:
+    """The figures on stderr; the result on stdout."""
+    _print_figures(result, str(file), target, quiet)
+    click.echo(result.text, nl=not result.text.endswith("\n"))
+
+
+def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet: bool, files: str = "") -> None:
+    """The result's notes, then (unless ``quiet``) one line: sizes before and after, tests, seconds."""
     before, after = result.input_size, result.output_size
     ratio = after.tokens / before.tokens if before.tokens else 1.0
     for note in result.notes:
-        click.echo(f"astreduce: {note}", err=True)
+        say(note)
     if not quiet:
         click.echo(
-            f"{file} -> {target}: {before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
+            f"{label} -> {target}: {files}{before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
             f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
             f"{'' if result.verified else ' (NOT verified)'}",
             err=True,
         )
-    click.echo(result.text, nl=not result.text.endswith("\n"))
