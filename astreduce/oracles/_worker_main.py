@@ -7,6 +7,16 @@ input; for each, the worker forks a child that runs the candidate as
 ``__main__`` (as the in-process exec oracle does), answers at once with
 ``{"pid": N}`` so that the parent can kill the child on a timeout, and then
 with the child's report.
+
+Run as ``PYTHON _worker_main.py --entry FILE`` it runs a tree's entry file
+once instead (the tree oracle's ``--entry``, :mod:`astreduce.oracles.tree`)
+and prints its report as the last line of standard output, after
+:data:`REPORT_MARK`.
+
+How a run ends is reported here once, for every interpreter: the in-process
+exec oracle (:mod:`astreduce.oracles.execution`) imports :func:`run_main`,
+:func:`syntax_report`, :func:`crash_report` and :func:`flush_output` from this module. Their types are
+given in comments, so the module stays free of annotations.
 """
 
 import json
@@ -37,17 +47,87 @@ def _limit(which, value):
         pass
 
 
-def _message(error):
+#: What precedes the report line of an ``--entry`` run on standard output.
+REPORT_MARK = "@@astreduce-isolate-report@@ "
+
+
+def error_message(error):
+    # type: (BaseException) -> str
     try:
         return str(error)
-    except BaseException:
+    except BaseException:  # a hostile __str__
         return "<unprintable>"
 
 
-def _qualified(cls):
+def qualified(cls):
+    # type: (type) -> str
     module = getattr(cls, "__module__", "builtins")
     name = getattr(cls, "__qualname__", cls.__name__)
     return name if module in ("builtins", "__main__") else module + "." + name
+
+
+def innermost(error):
+    # type: (BaseException) -> str
+    tb = error.__traceback__
+    frames = traceback.extract_tb(tb) if tb is not None else []
+    return frames[-1].name if frames else ""
+
+
+def syntax_message(error):
+    # type: (BaseException) -> str
+    """A compile error's message without its place: "'(' was never closed", not "... (x.py, line 3)"."""
+    if isinstance(error, SyntaxError) and error.msg:
+        return str(error.msg)
+    return error_message(error)
+
+
+def syntax_report(error, keep_place=False):
+    # type: (BaseException, bool) -> dict[str, object]
+    """The report of a candidate that does not compile (its message with its place, if ``keep_place``)."""
+    message = error_message(error) if keep_place else syntax_message(error)
+    return {"ending": "syntax", "exception": type(error).__qualname__, "message": message}
+
+
+def crash_report(error):
+    # type: (BaseException) -> dict[str, object]
+    """The report of a run that failed in astreduce's own setup, before or around the candidate."""
+    return {"ending": "crash", "message": error_message(error)}
+
+
+def flush_output():
+    # type: () -> None
+    """Flush what the candidate printed before the report is written (it may have closed or replaced them)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+
+
+def run_source(source, path, keep_place=False):
+    # type: (str | bytes, str, bool) -> dict[str, object]
+    """Compile ``source`` and run it as ``__main__`` from ``path``: the report of how it ended."""
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except BaseException as error:
+        return syntax_report(error, keep_place)
+    return run_main(code, path)
+
+
+def run_main(code, path, then=None):
+    # type: (types.CodeType, str, types.CodeType | None) -> dict[str, object]
+    """Run ``code`` (then ``then``) as ``__main__`` from ``path``: the report of how it ended."""
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = module
+    try:
+        exec(code, module.__dict__)
+        if then is not None:
+            exec(then, module.__dict__)
+    except BaseException as error:  # the candidate's own exception: report it, whatever it is
+        return {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost(error)}
+    return {"ending": "ok"}
 
 
 def _child(request, workdir, report_fd):
@@ -72,29 +152,9 @@ def _child(request, workdir, report_fd):
         warnings.resetwarnings()
         sys.argv = [path]
         sys.path[0:1] = [request["search_path"] or workdir]
-        try:
-            code = compile(source, path, "exec", dont_inherit=True)
-        except BaseException as error:
-            message = error.msg if isinstance(error, SyntaxError) and error.msg else _message(error)
-            report = {"ending": "syntax", "exception": type(error).__name__, "message": message}
-        else:
-            module = types.ModuleType("__main__")
-            module.__file__ = path
-            module.__dict__["__builtins__"] = __builtins__
-            sys.modules["__main__"] = module
-            try:
-                exec(code, module.__dict__)
-                report = {"ending": "ok"}
-            except BaseException as error:
-                frames = traceback.extract_tb(error.__traceback__)
-                report = {
-                    "ending": "exception",
-                    "exception": _qualified(type(error)),
-                    "message": _message(error),
-                    "frame": frames[-1].name if frames else "",
-                }
+        report = run_source(source, path)
     except BaseException as error:
-        report = {"ending": "crash", "message": _message(error)}
+        report = crash_report(error)
     finally:
         try:
             os.write(report_fd, json.dumps(report).encode("utf-8", "replace"))
@@ -134,5 +194,32 @@ def main():
         out.flush()
 
 
+def run_entry(entry):
+    """Run the tree's ``entry`` file (from the current folder, the tree's copy) once as ``__main__``.
+
+    The tree's folder, and the entry's own if it differs, come first on
+    ``sys.path``. The report is the last line of standard output, after
+    :data:`REPORT_MARK`; a compile error's message keeps its place here.
+    """
+    root = os.getcwd()
+    path = os.path.join(root, entry)
+    sys.argv = [path]
+    sys.path[0:1] = [os.path.dirname(path), root] if os.path.dirname(path) != root else [root]
+    report = {"ending": "crash"}
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+        report = run_source(source, path, keep_place=True)
+    except BaseException as error:
+        report = crash_report(error)
+    finally:
+        flush_output()
+        os.write(1, ("\n" + REPORT_MARK + json.dumps(report) + "\n").encode("utf-8", "replace"))
+        os._exit(0)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--entry"]:
+        run_entry(sys.argv[2])
+    else:
+        main()

@@ -30,7 +30,6 @@ import shutil
 import signal
 import sys
 import time
-import traceback
 import types
 import warnings
 from collections import deque
@@ -38,6 +37,7 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from astreduce.oracles import Run, Target, Verdict
+from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
 from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
@@ -495,7 +495,7 @@ def _compile(source: str, path: str) -> types.CodeType | Run:
     except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise
-        return Run("syntax", exception=type(error).__qualname__, message=_syntax_message(error))
+        return Run("syntax", exception=type(error).__qualname__, message=syntax_message(error))
 
 
 def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -> None:
@@ -537,13 +537,9 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -
         sys.path[0:1] = [search_path or workdir]
         report = _run(source if text is None else text, code, append_code, path)
     except BaseException as error:  # astreduce's own setup failed: report a crash, never return
-        report = {"ending": "crash", "message": _message(error)}
+        report = crash_report(error)
     finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except BaseException:  # the candidate may have closed or replaced them
-            pass
+        flush_output()
         try:
             report["spawned"] = cap.joined  # type: ignore[assignment]
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
@@ -568,18 +564,8 @@ def _run(text: str, code: types.CodeType | None, append_code: types.CodeType | N
         if code is None:
             code = compile(text, os.path.basename(path), "exec", dont_inherit=True)
     except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
-        return {"ending": "syntax", "exception": type(error).__qualname__, "message": _syntax_message(error)}
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    module.__dict__["__builtins__"] = __builtins__
-    sys.modules["__main__"] = module
-    try:
-        exec(code, module.__dict__)
-        if append_code is not None:
-            exec(append_code, module.__dict__)
-    except BaseException as error:  # the candidate's own exception: report it, whatever it is
-        return {"ending": "exception", "exception": _qualified(type(error)), "message": _message(error), "frame": _innermost(error)}
-    return {"ending": "ok"}
+        return syntax_report(error)
+    return run_main(code, path, append_code)
 
 
 def _default_warnings() -> None:
@@ -588,31 +574,3 @@ def _default_warnings() -> None:
     warnings.filterwarnings("default", category=DeprecationWarning, module="__main__", append=True)
     for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
         warnings.filterwarnings("ignore", category=category, append=True)
-
-
-def _syntax_message(error: BaseException) -> str:
-    """A compile error's message without its place: "'(' was never closed", not "... (x.py, line 3)"."""
-    if isinstance(error, SyntaxError) and error.msg:
-        return str(error.msg)
-    return _message(error)
-
-
-def _qualified(cls: type) -> str:
-    module = getattr(cls, "__module__", "builtins")
-    name = getattr(cls, "__qualname__", cls.__name__)
-    return name if module in ("builtins", "__main__") else f"{module}.{name}"
-
-
-def _message(error: BaseException) -> str:
-    try:
-        return str(error)
-    except BaseException:  # a hostile __str__
-        return "<unprintable>"
-
-
-def _innermost(error: BaseException) -> str:
-    tb = error.__traceback__
-    frames = traceback.extract_tb(tb) if tb is not None else []
-    return frames[-1].name if frames else ""
-
-

@@ -21,7 +21,8 @@ from astreduce.oracles import Run, Verdict
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.sandbox import kill_group
 
-_WORKER = Path(__file__).with_name("_worker_main.py")
+#: The worker script; ``--entry`` makes it the tree oracle's runner too.
+WORKER_SCRIPT = Path(__file__).with_name("_worker_main.py")
 
 
 class Worker:
@@ -29,7 +30,7 @@ class Worker:
 
     def __init__(self, python: str) -> None:
         self.popen = subprocess.Popen(
-            [python, "-u", str(_WORKER)],
+            [python, "-u", str(WORKER_SCRIPT)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
