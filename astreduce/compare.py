@@ -34,7 +34,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from astreduce.errors import ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target
 from astreduce.oracles.options import OracleOptions
-from astreduce.reduce.single import Result, StopRequest, reduce_source
+from astreduce.reduce.single import ReduceConfig, Result, StopRequest, reduce_with
 from astreduce.search.session import PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
 from astreduce.source.foreign import ForeignParser
@@ -241,10 +241,14 @@ def compare(
         NotReproducibleError: the original does not FAIL.
         ComparisonStopped: interrupted; ``.rows`` holds the rows so far.
     """
-    _check_strategies(strategies)
+    check_strategies(strategies)
     problem = None
     if TREE_STRATEGIES & set(strategies):
         problem = parse_problem(text, filename, options.python if options is not None else None)
+    config = ReduceConfig(
+        options=options if options is not None else OracleOptions(),
+        jobs=jobs, filename=filename, search_path=search_path, encode=encode,
+    )
     rows: list[ComparisonRow] = []
     for strategy in strategies:
         if strategy in TREE_STRATEGIES and problem is not None:
@@ -252,19 +256,9 @@ def compare(
         else:
             tracker = _Tracker()
             try:
-                result = reduce_source(
-                    text,
-                    oracle,
-                    strategy=strategy,
-                    format=False,
-                    filename=filename,
-                    options=options,
-                    jobs=jobs,
-                    search_path=search_path,
-                    encode=encode,
-                    stop=stop,
-                    on_improve=tracker.improved,
-                    on_progress=tracker.progressed,
+                result = reduce_with(
+                    text, replace(config, strategy=strategy), oracle,
+                    stop=stop, on_improve=tracker.improved, on_progress=tracker.progressed,
                 )
             except ReductionStopped as stopped:
                 if isinstance(stopped.result, Result):
@@ -280,7 +274,7 @@ def compare(
     return rows
 
 
-def _check_strategies(strategies: Sequence[str]) -> None:
+def check_strategies(strategies: Sequence[str]) -> None:
     if not strategies:
         raise UsageError("no strategies to compare; name some with --strategies")
     for name in strategies:

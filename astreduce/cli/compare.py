@@ -15,7 +15,7 @@ from astreduce.compare import (
     PLOT_SUFFIXES,
     ComparisonRow,
     ComparisonStopped,
-    _check_strategies,
+    check_strategies,
     compare,
     comparison_dict,
     describe_oracle,
@@ -92,7 +92,7 @@ def compare_command(
         if jobs < 1:
             raise UsageError("-j must be at least 1")
         strategies = [name.strip() for name in strategy_names.split(",") if name.strip()]
-        _check_strategies(strategies)
+        check_strategies(strategies)
         if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
             raise UsageError(
                 f"--plot {plot_path}: the file name must end in {', '.join(PLOT_SUFFIXES)}"
