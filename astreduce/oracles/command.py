@@ -325,10 +325,21 @@ class Criteria:
         return True
 
 
-class _CommandPending:
-    def __init__(self, oracle: CommandOracle, processes: list[Process], workdirs: list[str]) -> None:
-        self.oracle = oracle
+class ProcessesPending:
+    """A test of one or more processes (one per command); cancelling kills them all."""
+
+    def __init__(self, processes: list[Process]) -> None:
         self.processes = processes
+
+    def cancel(self) -> None:
+        for process in self.processes:
+            process.kill()
+
+
+class _CommandPending(ProcessesPending):
+    def __init__(self, oracle: CommandOracle, processes: list[Process]) -> None:
+        super().__init__(processes)
+        self.oracle = oracle
         self.started = time.monotonic()
 
     def done(self) -> bool:
@@ -344,10 +355,6 @@ class _CommandPending:
         self.oracle.tests += 1
         self.oracle.seconds += time.monotonic() - self.started
         return self.oracle.classify(signatures)
-
-    def cancel(self) -> None:
-        for process in self.processes:
-            process.kill()
 
 
 @dataclass
@@ -410,7 +417,7 @@ class CommandOracle:
                 process, path = self._process(index, limits, gated=False, data=data)
             processes.append(process)
         self._prepare_gated()
-        return _CommandPending(self, processes, [])
+        return _CommandPending(self, processes)
 
     def _process(self, index: int, limits: Limits, gated: bool, data: bytes | None = None) -> tuple[Process, str]:
         """A process for command ``index`` in a new test folder; gated ones wait for their candidate."""

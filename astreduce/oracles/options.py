@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.interpreters import resolve_python
@@ -25,6 +26,9 @@ from astreduce.outcome import Outcome
 
 #: Runs of the original at the start; differing outcomes mean a flaky oracle.
 FLAKINESS_RUNS = 3
+
+#: What an oracle judges: a text, or a tree.
+T = TypeVar("T")
 
 
 @dataclass
@@ -90,6 +94,26 @@ class OracleOptions:
             raise UsageError(wording.needs_entry)
         if entry is not None and (Path(entry).is_absolute() or ".." in Path(entry).parts):
             raise UsageError(f"--entry {entry}: must be a path inside {wording.tree}")
+
+
+    def command_oracle(
+        self, python: str, *, filename: str = "candidate.py", encode: Callable[[str], bytes] | None = None
+    ) -> CommandOracle:
+        """The command oracle (``--run``, ``--test`` or ``--differential``) these options describe, uncalibrated."""
+        if self.kind == "differential":
+            assert self.differential is not None
+            commands = list(self.differential)
+        else:
+            commands = [self.test or self.run or ""]
+        return CommandOracle(
+            commands=commands,
+            filename=filename,
+            criteria=Criteria(self.signal, self.exit_code, self.stderr, self.stdout, self.hang),
+            script=self.kind == "test",
+            stdin=self.stdin,
+            python=python,
+            encode=encode,
+        )
 
 
 @dataclass(frozen=True)
@@ -209,32 +233,10 @@ def build_oracle(
         else:
             exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
         first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
-        run = first.run
-        if exec_oracle.target is None:
-            raise NotReproducibleError(
-                f"input does not reproduce: it raises no exception to reduce for ({run.describe()}); "
-                "name the target with --expect or use a command oracle (--run, --test)"
-            )
-        if first.outcome is not Outcome.FAIL:
-            raise NotReproducibleError(
-                f"input does not reproduce: expected {exec_oracle.target.describe()}, got {run.describe()}"
-            )
+        require_target(exec_oracle, first, "a command oracle (--run, --test)")
         oracle = exec_oracle
     else:
-        if options.kind == "differential":
-            assert options.differential is not None
-            commands = list(options.differential)
-        else:
-            commands = [options.test or options.run or ""]
-        command_oracle = CommandOracle(
-            commands=commands,
-            filename=filename,
-            criteria=Criteria(options.signal, options.exit_code, options.stderr, options.stdout, options.hang),
-            script=options.kind == "test",
-            stdin=options.stdin,
-            python=python,
-            encode=encode,
-        )
+        command_oracle = options.command_oracle(python, filename=filename, encode=encode)
         first = command_oracle.calibrate(text, timeout=options.timeout)
         oracle = command_oracle
     _check_flakiness(oracle, text, first, options.retries, jobs)
@@ -244,18 +246,49 @@ def build_oracle(
 
 
 def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
+    verdicts = original_runs(oracle, text, first, jobs)
+    if retries <= 1:
+        require_reliable(verdicts, "input", "; use --retries N to accept a candidate only after N reproductions")
+
+
+def require_target(oracle: ExecOracle, first: Verdict, instead: str) -> None:
+    """Stop unless the original raised the target (``--expect``'s, or without it any exception).
+
+    Raises:
+        NotReproducibleError: saying what the original did, and to use ``instead`` if it raises nothing.
+    """
+    if oracle.target is None:
+        raise NotReproducibleError(
+            f"input does not reproduce: it raises no exception to reduce for ({first.run.describe()}); "
+            f"name the target with --expect or use {instead}"
+        )
+    if first.outcome is not Outcome.FAIL:
+        raise NotReproducibleError(
+            f"input does not reproduce: expected {oracle.target.describe()}, got {first.run.describe()}"
+        )
+
+
+def original_runs(oracle: Oracle[T], original: T, first: Verdict, jobs: int = 1) -> list[Verdict]:
+    """``first`` and :data:`FLAKINESS_RUNS` - 1 more runs of the original (with ``jobs`` above 1, at once)."""
     again = FLAKINESS_RUNS - 1
     if jobs > 1:  # the first run set the timeout and signature; the others are alike and independent
-        pending = [oracle.start(text) for _ in range(min(jobs, again))]
+        pending = [oracle.start(original) for _ in range(min(jobs, again))]
         verdicts = [first] + [p.wait() for p in pending]
-        verdicts += [oracle.judge(text) for _ in range(again - len(pending))]
+        verdicts += [oracle.judge(original) for _ in range(again - len(pending))]
     else:
-        verdicts = [first] + [oracle.judge(text) for _ in range(again)]
-    outcomes = [v.outcome for v in verdicts]
-    if all(o is Outcome.FAIL for o in outcomes) or retries > 1:
+        verdicts = [first] + [oracle.judge(original) for _ in range(again)]
+    return verdicts
+
+
+def require_reliable(verdicts: list[Verdict], subject: str, advice: str = "") -> None:
+    """Stop unless every run of the original failed: a flaky oracle would make the search chase noise.
+
+    Raises:
+        NotReproducibleError: naming ``subject``, listing every run, then ``advice``.
+    """
+    if all(v.outcome is Outcome.FAIL for v in verdicts):
         return
     seen = "; ".join(f"{v.outcome} ({v.run.describe()})" for v in verdicts)
     raise NotReproducibleError(
-        f"input does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}; "
-        "use --retries N to accept a candidate only after N reproductions"
+        f"{subject} does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}{advice}"
     )

@@ -38,9 +38,11 @@ from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
 from astreduce.interpreters import resolve_python
 from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Verdict
-from astreduce.oracles.command import CommandOracle, Criteria, Process, Signature, command_argv, script_argv
-from astreduce.oracles.options import FLAKINESS_RUNS, ISOLATING, OracleOptions, Wording
+from astreduce.oracles._worker_main import REPORT_MARK
+from astreduce.oracles.command import CommandOracle, Process, ProcessesPending, Signature, command_argv, script_argv
+from astreduce.oracles.options import FLAKINESS_RUNS, ISOLATING, OracleOptions, Wording, original_runs, require_reliable
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir, remove_workdir
+from astreduce.oracles.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 
 
@@ -71,65 +73,12 @@ class FileOracle:
         pass
 
 
-_REPORT_MARK = "@@astreduce-isolate-report@@ "
-
-#: Runs the entry file as ``__main__`` with the tree first on sys.path and
-#: reports how it ended as the last line of standard output, as the exec
-#: oracle's child does through its pipe.
-_RUNNER = r"""
-import json, os, sys, traceback, types
-entry = sys.argv[1]
-root = os.getcwd()
-path = os.path.join(root, entry)
-sys.argv = [path]
-sys.path[0:1] = [os.path.dirname(path), root] if os.path.dirname(path) != root else [root]
-def _qualified(cls):
-    module = getattr(cls, "__module__", "builtins")
-    name = getattr(cls, "__qualname__", cls.__name__)
-    return name if module in ("builtins", "__main__") else module + "." + name
-def _message(error):
-    try:
-        return str(error)
-    except BaseException:
-        return "<unprintable>"
-report = {"ending": "crash"}
-try:
-    with open(path, "rb") as file:
-        source = file.read()
-    try:
-        code = compile(source, path, "exec", dont_inherit=True)
-    except BaseException as error:
-        report = {"ending": "syntax", "exception": type(error).__qualname__, "message": _message(error)}
-    else:
-        module = types.ModuleType("__main__")
-        module.__file__ = path
-        module.__dict__["__builtins__"] = __builtins__
-        sys.modules["__main__"] = module
-        try:
-            exec(code, module.__dict__)
-            report = {"ending": "ok"}
-        except BaseException as error:
-            frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
-            report = {"ending": "exception", "exception": _qualified(type(error)),
-                      "message": _message(error), "frame": frames[-1].name if frames else ""}
-except BaseException as error:
-    report = {"ending": "crash", "message": _message(error)}
-finally:
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        pass
-    os.write(1, ("\n" + MARK + json.dumps(report) + "\n").encode("utf-8", "replace"))
-    os._exit(0)
-"""
-
-
 def _run_from(signature: Signature) -> Run:
+    """The run that the entry runner (``_worker_main.py --entry``) reported on the last marked line."""
     for line in reversed(signature.stdout.splitlines()):
-        if line.startswith(_REPORT_MARK):
+        if line.startswith(REPORT_MARK):
             try:
-                report = json.loads(line[len(_REPORT_MARK) :])
+                report = json.loads(line[len(REPORT_MARK) :])
                 return Run(
                     report["ending"],
                     exception=report.get("exception", ""),
@@ -144,19 +93,17 @@ def _run_from(signature: Signature) -> Run:
     return Run("crash", seconds=signature.seconds, detail=signature.describe() + " without a report")
 
 
-class _TreePending:
+class _TreePending(ProcessesPending):
+    """A tree's test: each process waits out the timeout it started with."""
+
     def __init__(self, oracle: DirectoryOracle, processes: list[Process]) -> None:
+        super().__init__(processes)
         self.oracle = oracle
-        self.processes = processes
 
     def wait(self) -> Verdict:
         signatures = [p.wait() for p in self.processes]
         self.oracle.tests += 1
         return self.oracle.classify(signatures)
-
-    def cancel(self) -> None:
-        for process in self.processes:
-            process.kill()
 
 
 @dataclass
@@ -186,17 +133,7 @@ class DirectoryOracle:
             if options.expect:
                 self.target = Target.parse(options.expect, options.match)
         else:
-            if options.kind == "differential":
-                assert options.differential is not None
-                commands = list(options.differential)
-            else:
-                commands = [options.test or options.run or ""]
-            self.command = CommandOracle(
-                commands=commands,
-                criteria=Criteria(options.signal, options.exit_code, options.stderr, options.stdout, options.hang),
-                script=options.kind == "test",
-                python=self.python,
-            )
+            self.command = options.command_oracle(self.python)
 
     @property
     def identity(self) -> str:
@@ -221,7 +158,7 @@ class DirectoryOracle:
     def argv(self, command: str, workdir: str) -> tuple[list[str], bool]:
         """What runs one test in ``workdir`` (the entry runner, the script, or the command), and whether through a shell."""
         if self.command is None:
-            return [self.python, "-c", _RUNNER.replace("MARK", repr(_REPORT_MARK)), str(self.entry)], False
+            return [self.python, str(WORKER_SCRIPT), "--entry", str(self.entry)], False
         if self.command.script:
             return [*script_argv(command), workdir], False
         target = os.path.join(workdir, self.entry) if self.entry else workdir
@@ -247,13 +184,17 @@ class DirectoryOracle:
         """
         self._check_entry(tree)
         verdict = self._calibrate_once(tree)
+        self._check_reliable(tree, verdict)
+        return verdict
+
+    def _check_reliable(self, tree: Mapping[str, str], first: Verdict) -> None:
+        """Run the original again: the first run that does not fail stops it."""
         for _ in range(FLAKINESS_RUNS - 1):
             again = self.judge(tree)
             if again.outcome is not Outcome.FAIL:
                 raise NotReproducibleError(
                     f"{self.wording.subject} does not fail reliably: a second run gave {again.outcome} ({again.run.describe()})"
                 )
-        return verdict
 
     def _check_entry(self, tree: Mapping[str, str]) -> None:
         if self.entry is not None and self.entry not in tree:
@@ -342,22 +283,9 @@ class TreeOracle(DirectoryOracle):
                 return Finished(Verdict(Outcome.UNRESOLVED, Run("crash", detail=missing)))
         return _TreePending(self, processes)
 
-    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
-        """Run the original tree: set the target (exec) or the signature (command) and the timeout.
-
-        Raises:
-            UsageError: the entry file is not in the tree.
-            NotReproducibleError: the original does not reproduce, or not reliably.
-        """
-        self._check_entry(tree)
-        verdict = self._calibrate_once(tree)
-        verdicts = [verdict] + [self.judge(tree) for _ in range(FLAKINESS_RUNS - 1)]
-        if any(v.outcome is not Outcome.FAIL for v in verdicts):
-            seen = "; ".join(f"{v.outcome} ({v.run.describe()})" for v in verdicts)
-            raise NotReproducibleError(
-                f"{self.wording.subject} does not reproduce reliably: {FLAKINESS_RUNS} runs of the original gave {seen}"
-            )
-        return verdict
+    def _check_reliable(self, tree: Mapping[str, str], first: Verdict) -> None:
+        """Run the original again and report every run, as the single-file reducer does."""
+        require_reliable(original_runs(self, tree, first), self.wording.subject)
 
 
 def _not_runnable(program: str, workdir: str) -> str | None:

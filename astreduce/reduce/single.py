@@ -27,7 +27,7 @@ from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Plugged, Run, Target, plugged
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle
+from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle, require_target
 from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
@@ -205,15 +205,7 @@ def make_exec_oracle(
     target = Target.parse(expect, match) if expect is not None else None
     oracle = ExecOracle(target=target, filename=filename, append=append, search_path=search_path)
     first = oracle.calibrate(text, match=match, same_frame=same_frame, timeout=timeout)
-    if oracle.target is None:
-        raise NotReproducibleError(
-            f"input does not reproduce: it raises no exception to reduce for ({first.run.describe()}); "
-            "name the target with --expect or use a command oracle"
-        )
-    if first.outcome is not Outcome.FAIL:
-        raise NotReproducibleError(
-            f"input does not reproduce: expected {oracle.target.describe()}, got {first.run.describe()}"
-        )
+    require_target(oracle, first, "a command oracle")
     return oracle, first.run
 
 
