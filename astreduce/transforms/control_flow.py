@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
 from astreduce.transforms import Opportunity, ScopeTransform
-from astreduce.transforms.inlining import Site, inline_statements, single_calls
+from astreduce.transforms.inlining import CallInliner, Site, inline_statements
 from astreduce.source.precedence import stands_alone, wrap
 from astreduce.source.scope import FUNCTIONS, Analysis, shrinks
 
@@ -305,7 +305,7 @@ class ReturnValueDrop(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
             yield Opportunity(self.name, a.id(function), dict.fromkeys(droppable, DROP))  # type: ignore[arg-type]  # numbered
 
 
-class FunctionToBody(ScopeTransform[Site]):
+class FunctionToBody(CallInliner):
     """Replace the only call of a function, a statement at module level, with the function's body.
 
     Applies to: a plain function of the file (no decorators, not a
@@ -318,12 +318,6 @@ class FunctionToBody(ScopeTransform[Site]):
     """
 
     name = "function-to-body"
-    phase = "hoist"
-    priority = 5
-    node_kinds = frozenset({"FunctionDef"})
-
-    def walk(self, a: Analysis) -> Iterator[Site]:
-        return single_calls(a)
 
     def proposals(self, a: Analysis, site: Site) -> Iterator[Opportunity]:
         if site.receiver is not None or a.scope(site.call).node is not a.module:

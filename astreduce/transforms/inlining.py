@@ -27,7 +27,18 @@ class Site:
     """For a method called as ``x.m(...)``: ``x``, which takes the place of ``self``."""
 
 
-class InlineCall(ScopeTransform[Site]):
+class CallInliner(ScopeTransform[Site]):
+    """Base of the transforms that put a function's body in place of its only call (see :func:`single_calls`)."""
+
+    phase = "hoist"
+    priority = 5
+    node_kinds = frozenset({"FunctionDef"})
+
+    def walk(self, a: Analysis) -> Iterator[Site]:
+        return single_calls(a)
+
+
+class InlineCall(CallInliner):
     """Replace the only call of a function or method with its return expression or its body.
 
     Applies to: a plain function defined in the file (no decorators, not a
@@ -46,12 +57,6 @@ class InlineCall(ScopeTransform[Site]):
     """
 
     name = "inline-call"
-    phase = "hoist"
-    priority = 5
-    node_kinds = frozenset({"FunctionDef"})
-
-    def walk(self, a: Analysis) -> Iterator[Site]:
-        return single_calls(a)
 
     def proposals(self, a: Analysis, site: Site) -> Iterator[Opportunity]:
         edits = inline_expression(a, site)
