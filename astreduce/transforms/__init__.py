@@ -18,10 +18,11 @@ loaded by :func:`load_transforms`.
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Generic, TypeVar, cast
+from typing import ClassVar, Generic, TypeAlias, TypeVar, cast
 
 from astreduce.errors import TransformLoadError, UsageError
 from astreduce.source.render import DROP, Edit, Replacement
@@ -119,6 +120,15 @@ class ScopeTransform(Transform, Generic[Subject]):
     def proposals(self, a: Analysis, subject: Subject) -> Iterator[Opportunity]:
         """The proposals about ``subject``, most removing first."""
         return iter(())
+
+
+Function: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class FunctionTransform(ScopeTransform[Function]):
+    """A :class:`ScopeTransform` asked about every function and method of the file, in pre-order."""
+
+    node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
 
 class TextTransform(Transform):

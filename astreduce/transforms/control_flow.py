@@ -13,7 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement
-from astreduce.transforms import Opportunity, ScopeTransform
+from astreduce.transforms import Function, FunctionTransform, Opportunity, ScopeTransform
 from astreduce.transforms.inlining import CallInliner, Site, inline_statements
 from astreduce.source.precedence import stands_alone, wrap
 from astreduce.source.scope import FUNCTIONS, Analysis, shrinks
@@ -280,7 +280,7 @@ class TryToBody(ScopeTransform[ast.Try]):
         yield Opportunity(self.name, statement_id, {statement_id: Replacement(tuple(parts))})
 
 
-class ReturnValueDrop(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
+class ReturnValueDrop(FunctionTransform):
     """Drop every return value of a function at once: ``return X`` → ``return``.
 
     Applies to: functions with two or more ``return X`` statements of their own.
@@ -290,11 +290,8 @@ class ReturnValueDrop(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
 
     name = "return-value-drop"
     phase = "definitions"
-    node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
-    def proposals(
-        self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
-    ) -> Iterator[Opportunity]:
+    def proposals(self, a: Analysis, function: Function) -> Iterator[Opportunity]:
         values = [
             a.id(n.value)
             for n in a.own_nodes(function)

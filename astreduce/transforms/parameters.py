@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit
-from astreduce.transforms import Opportunity, ScopeTransform
+from astreduce.transforms import Function, FunctionTransform, Opportunity
 from astreduce.source.scope import Analysis, is_dunder
 
 #: Decorators that keep a function's signature (anything else may call it differently).
@@ -16,7 +16,7 @@ _KEEPS_SIGNATURE = re.compile(
 )
 
 
-class RemoveParameter(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
+class RemoveParameter(FunctionTransform):
     """Remove an unused parameter and the matching argument at every call site.
 
     Applies to: parameters of functions and methods defined in the file that
@@ -37,11 +37,8 @@ class RemoveParameter(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
 
     name = "remove-parameter"
     phase = "definitions"
-    node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
-    def proposals(
-        self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
-    ) -> Iterator[Opportunity]:
+    def proposals(self, a: Analysis, function: Function) -> Iterator[Opportunity]:
         sites = call_sites(a, function)
         if not sites:
             return  # never called here: dead (``delete`` takes it) or called by code we cannot see

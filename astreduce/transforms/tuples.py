@@ -13,7 +13,7 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from astreduce.source.render import Edit, Replacement
-from astreduce.transforms import Opportunity, ScopeTransform
+from astreduce.transforms import Function, FunctionTransform, Opportunity, ScopeTransform
 from astreduce.transforms.parameters import call_sites
 from astreduce.source.scope import Analysis
 
@@ -77,7 +77,7 @@ class DropTuplePair(ScopeTransform[ast.Assign]):
                 yield Opportunity(self.name, a.id(target.elts[index]), edits)  # type: ignore[arg-type]  # ids checked
 
 
-class DropReturnedPosition(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef]):
+class DropReturnedPosition(FunctionTransform):
     """Drop a position of the tuples a function returns that no caller reads.
 
     Applies to: functions and methods defined in the file (not generators)
@@ -91,9 +91,8 @@ class DropReturnedPosition(ScopeTransform[ast.FunctionDef | ast.AsyncFunctionDef
 
     name = "drop-returned-position"
     phase = "definitions"
-    node_kinds = frozenset({"FunctionDef", "AsyncFunctionDef"})
 
-    def proposals(self, a: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Opportunity]:
+    def proposals(self, a: Analysis, function: Function) -> Iterator[Opportunity]:
         returns: list[ast.Tuple] = []
         for node in a.own_nodes(function):
             if isinstance(node, (ast.Yield, ast.YieldFrom)):
