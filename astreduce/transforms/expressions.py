@@ -9,9 +9,9 @@ import tokenize
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit, Hole, Replacement
-from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms import Opportunity, ScopeTransform, Transform
 from astreduce.source.precedence import wrap
-from astreduce.source.scope import analyse, shrinks
+from astreduce.source.scope import Analysis, shrinks
 from astreduce.source.tree import Node, Tree
 
 EXPRESSIONS = frozenset(
@@ -265,7 +265,7 @@ class FStringToString(Transform):
             yield repr(literal)
 
 
-class FilterToElement(Transform):
+class FilterToElement(ScopeTransform[ast.ListComp | ast.SetComp | ast.GeneratorExp]):
     """Make a comprehension's condition its element: ``[e for x in xs if c]`` → ``[c for x in xs]``.
 
     Applies to: list and set comprehensions and generator expressions with
@@ -281,22 +281,18 @@ class FilterToElement(Transform):
     phase = "expressions"
     node_kinds = frozenset({"ListComp", "SetComp", "GeneratorExp"})
 
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        a = analyse(tree)
-        if a is None:
+    def proposals(
+        self, a: Analysis, node: ast.ListComp | ast.SetComp | ast.GeneratorExp
+    ) -> Iterator[Opportunity]:
+        element_id = a.id(node.elt)
+        if element_id is None:
             return
-        for node in a.asts:
-            if not isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-                continue
-            element_id = a.id(node.elt)
-            if element_id is None:
-                continue
-            conditions = [c for g in node.generators for c in g.ifs]
-            condition_id = a.id(conditions[0]) if conditions else None
-            if condition_id is None or not a.tree.is_droppable(condition_id):
-                continue
-            text = a.source(conditions[0])
-            before, after = wrap(a, conditions[0], text, node.elt)
-            edits: dict[int, Edit] = {element_id: Replacement.text(before + text + after), condition_id: DROP}
-            if shrinks(a, edits):
-                yield Opportunity(self.name, condition_id, edits)
+        conditions = [c for g in node.generators for c in g.ifs]
+        condition_id = a.id(conditions[0]) if conditions else None
+        if condition_id is None or not a.tree.is_droppable(condition_id):
+            return
+        text = a.source(conditions[0])
+        before, after = wrap(a, conditions[0], text, node.elt)
+        edits: dict[int, Edit] = {element_id: Replacement.text(before + text + after), condition_id: DROP}
+        if shrinks(a, edits):
+            yield Opportunity(self.name, condition_id, edits)
