@@ -471,9 +471,7 @@ class DeltaDebugger:
             failing arguments does not fail.
 
         Raises:
-            NoCallError: no call has been collected.
-            FailureNotReproducedError: repeating the call does not fail the same way.
-            DDPreconditionError: the call with every reducible argument empty does not pass.
+            The errors of :meth:`max_args`, for the same reasons.
         """
         if self._min_arg_diff is None:
             result = self._joint_dd("+-")

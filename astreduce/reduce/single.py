@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
@@ -31,7 +32,7 @@ from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracl
 from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
+from astreduce.search.session import Interrupted, ProgressEvent, SearchFigures, Session
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
@@ -39,31 +40,20 @@ from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import ValueFromTrace
 
 
+C = TypeVar("C")
+"""A candidate: a text, or a tree of files."""
+
+
 @dataclass
-class Result:
+class Result(SearchFigures):
     """What a reduction produced, with the figures of its report."""
 
     text: str
     original: str
-    strategy: str
-    tests: int
-    cache_hits: int
-    seconds: float
-    oracle_seconds: float
-    verified: bool
-    passes: list[PassStats]
-    history: list[tuple[int, int]]
     input_size: Size
     output_size: Size
-    formatted: bool = False
-    interrupted: bool = False
-    notes: list[str] = field(default_factory=list)
     resumed: int = 0
     """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
-    speculative: int = 0
-    """Candidates started ahead (``-j``) and cancelled because an earlier one decided."""
-    syntax_rejections: int = 0
-    """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
 
     @property
     def input_ast_nodes(self) -> int | None:
@@ -414,18 +404,10 @@ def _finish(
         finally:
             session.oracle_seconds += time.monotonic() - waited
 
-    verified = reproduces(best)
-    notes: list[str] = []
-    formatted = False
-    if format and verified:
-        pretty = format_with_black(best, newline=newline_of(session.text))
-        if pretty is not None and pretty != best:
-            if reproduces(pretty):
-                best, formatted = pretty, True
-            else:
-                notes.append("black's formatting of the result no longer reproduces; kept it unformatted")
-    if not verified:
-        notes.append("the final result did not reproduce when run again: the oracle may be flaky")
+    newline = newline_of(session.text)
+    best, verified, formatted, notes = verify_and_format(
+        best, reproduces, (lambda text: format_with_black(text, newline=newline)) if format else None
+    )
     return Result(
         text=best,
         original=session.text,
@@ -445,6 +427,28 @@ def _finish(
         speculative=session.speculative,
         syntax_rejections=session.syntax_rejections,
     )
+
+
+def verify_and_format(
+    best: C, reproduces: Callable[[C], bool], pretty: Callable[[C], C | None] | None
+) -> tuple[C, bool, bool, list[str]]:
+    """Re-run ``best`` for real; when it reproduces, take its ``pretty`` form if that reproduces too.
+
+    Returns ``(best, verified, formatted, notes)``, the notes saying what the user should know.
+    """
+    verified = reproduces(best)
+    notes: list[str] = []
+    formatted = False
+    if pretty is not None and verified:
+        candidate = pretty(best)
+        if candidate is not None and candidate != best:
+            if reproduces(candidate):
+                best, formatted = candidate, True
+            else:
+                notes.append("black's formatting of the result no longer reproduces; kept it unformatted")
+    if not verified:
+        notes.append("the final result did not reproduce when run again: the oracle may be flaky")
+    return best, verified, formatted, notes
 
 
 def format_with_black(text: str, newline: str | None = None) -> str | None:

@@ -44,7 +44,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +54,9 @@ from astreduce.measure import Size, ast_nodes, measure
 from astreduce.reduce.merge import merge
 from astreduce.oracles.options import REDUCING, OracleOptions
 from astreduce.outcome import Outcome
-from astreduce.reduce.single import ReduceConfig, StopRequest, configure_tracing, format_with_black, make_plan
+from astreduce.reduce.single import ReduceConfig, StopRequest, configure_tracing, format_with_black, make_plan, verify_and_format
 from astreduce.reduce.report import passes_report
-from astreduce.search.session import Interrupted, PassStats, ProgressEvent, Session
+from astreduce.search.session import Interrupted, PassStats, ProgressEvent, SearchFigures, Session
 from astreduce.search.greedy import apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
@@ -140,28 +140,15 @@ class FileFigures:
 
 
 @dataclass
-class TreeResult:
+class TreeResult(SearchFigures):
     """What a multi-file reduction produced, with the figures of its report."""
 
     tree: dict[str, str]
     original: dict[str, str]
-    strategy: str
-    tests: int
-    cache_hits: int
-    seconds: float
-    oracle_seconds: float
-    verified: bool
-    passes: list[PassStats]
-    history: list[tuple[int, int]]
     merges: list[tuple[str, str]]
     """(module, importer) for every merge, in order."""
     input_size: TreeSize
     output_size: TreeSize
-    formatted: bool = False
-    interrupted: bool = False
-    notes: list[str] = field(default_factory=list)
-    speculative: int = 0
-    syntax_rejections: int = 0
 
     def files(self) -> list[FileFigures]:
         into = dict(self.merges)
@@ -485,19 +472,14 @@ class TreeReducer:
 
     def finish(self, *, started: float, format: bool, interrupted: bool) -> TreeResult:
         """Verify the smallest tree saved (a real run, not the cache), format it, measure it."""
-        best = self.saved
-        verified = self.oracle.judge(best).outcome is Outcome.FAIL
-        notes: list[str] = []
-        formatted = False
-        if format and verified and not interrupted:
-            pretty = {p: (format_with_black(t) or t) if is_python(p, t) else t for p, t in best.items()}
-            if pretty != best:
-                if self.oracle.judge(pretty).outcome is Outcome.FAIL:
-                    best, formatted = pretty, True
-                else:
-                    notes.append("black's formatting of the result no longer reproduces; kept it unformatted")
-        if not verified:
-            notes.append("the final result did not reproduce when run again: the oracle may be flaky")
+        def pretty(tree: dict[str, str]) -> dict[str, str]:
+            return {p: (format_with_black(t) or t) if is_python(p, t) else t for p, t in tree.items()}
+
+        best, verified, formatted, notes = verify_and_format(
+            self.saved,
+            lambda tree: self.oracle.judge(tree).outcome is Outcome.FAIL,
+            pretty if format and not interrupted else None,
+        )
         return TreeResult(
             tree=best,
             original=self.original,

@@ -35,7 +35,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from astreduce.oracles import Finished, Pending, Verdict
 from astreduce.outcome import Outcome
@@ -133,7 +133,7 @@ class Scheduler:
     def __init__(self, ledger: Ledger, judge: Callable[[str], Verdict], backend: Backend | None = None, jobs: int = 1) -> None:
         # a proxy: the ledger (the session) owns the scheduler, and a cycle would keep the
         # oracle behind ``judge`` alive until the garbage collector runs, with its waiting child
-        self.ledger = weakref.proxy(ledger)
+        self.ledger: Ledger = cast(Ledger, weakref.proxy(ledger))
         self.judge = judge
         self.backend = backend
         self.jobs = jobs

@@ -29,7 +29,7 @@ from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler
 
-__all__ = ["Interrupted", "PassStats", "ProgressEvent", "Session"]
+__all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
 
 
 @dataclass
@@ -41,6 +41,28 @@ class PassStats:
     seconds: float = 0.0
     tokens_before: int = 0
     tokens_after: int = 0
+
+
+@dataclass(kw_only=True)
+class SearchFigures:
+    """The figures every reduction reports, of a file or of a tree (the result's own fields come first)."""
+
+    strategy: str
+    tests: int
+    cache_hits: int
+    seconds: float
+    oracle_seconds: float
+    verified: bool
+    passes: list[PassStats]
+    history: list[tuple[int, int]]
+    """(tests so far, tokens of the best) after each improvement: the size-over-tests curve."""
+    formatted: bool = False
+    interrupted: bool = False
+    notes: list[str] = field(default_factory=list)
+    speculative: int = 0
+    """Candidates started ahead (``-j``) and cancelled because an earlier one decided."""
+    syntax_rejections: int = 0
+    """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
 
 
 @dataclass(frozen=True)
