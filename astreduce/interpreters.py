@@ -69,3 +69,27 @@ def version_of(python: str) -> tuple[int, int]:
         return int(major), int(minor)
     except (OSError, subprocess.SubprocessError, ValueError) as error:
         raise UsageError(f"--python {python}: cannot run it: {error}") from None
+
+
+#: The oldest interpreter the exec oracle's worker (``oracles/_worker_main.py``) runs under.
+OLDEST_WORKER = (3, 6)
+
+
+def require_worker_python(python: str, spec: str | None) -> None:
+    """Refuse at once an interpreter too old for the exec oracle's worker, saying what to use instead.
+
+    Without this, a worker that cannot even start under Python 2.7 left astreduce
+    waiting on its pipe for ever.
+
+    Raises:
+        UsageError: ``python`` is older than :data:`OLDEST_WORKER`.
+    """
+    if python == sys.executable:
+        return
+    version = version_of(python)
+    if version < OLDEST_WORKER:
+        oldest = ".".join(map(str, OLDEST_WORKER))
+        raise UsageError(
+            f"--python {spec or python} is Python {version[0]}.{version[1]}: the exec oracle runs candidates "
+            f"under Python {oldest} or newer; for an older Python use a command oracle, e.g. --run '{{python}} {{file}}'"
+        )

@@ -156,3 +156,48 @@ def test_a_process_started_ahead_runs_the_candidate_it_is_given(stdin: bool) -> 
         assert hang.run.ending == "timeout"
     finally:
         oracle.close()
+
+
+# --- oracles that cannot work: refused at once, one line, exit 2 ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        pytest.param(["--run", "no-such-tool-here {file}"], "'no-such-tool-here {file}'", id="run-missing-command"),
+        pytest.param(
+            ["--differential", "{python} {file}", "no-such-python3.8 {file}"], "'no-such-python3.8 {file}'",
+            id="differential-missing-second-command",
+        ),
+        pytest.param(["--run", "sh -c 'exit 126'"], "exit status 126", id="run-not-executable"),
+    ],
+)
+def test_a_command_that_cannot_run_is_a_usage_error(tmp_path: Path, options: list[str], named: str) -> None:
+    """Before: every candidate 'differed' (or failed alike), and the result was an empty file with exit 0."""
+    done, output = _reduce(tmp_path, "print(1)\nprint(2)\n", *options)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot run" in lines[0] and named in lines[0]
+    assert "Traceback" not in done.stderr and output == ""
+
+
+def test_exit_127_that_the_user_asks_for_is_a_target(tmp_path: Path) -> None:
+    done, _ = _reduce(tmp_path, "import sys\nprint(1)\nsys.exit(127)\n", "--run", "{python} {file}", "--exit-code", "127")
+    assert done.returncode == 0, done.stderr
+
+
+def test_python_27_under_the_exec_oracle_is_refused_at_once(tmp_path: Path) -> None:
+    """Before: astreduce and the 2.7 worker waited on each other's pipe for ever, --timeout or not."""
+    python = _python("2.7")
+    done, output = _reduce(tmp_path, 'x = 1\nassert x == 2, "two"\n', "--python", python, "--timeout", "2")
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert "\n" not in line and "Python 2.7" in line and "--run '{python} {file}'" in line
+    assert output == ""
+
+
+def test_python_27_through_a_command_oracle_reduces(tmp_path: Path) -> None:
+    python = _python("2.7")
+    done, output = _reduce(tmp_path, 'x = 1\ny = 2\nassert x == 2, "two"\n', "--python", python, "--run", "{python} {file}", "--exit-code", "1")
+    assert done.returncode == 0, done.stderr
+    assert "y = 2" not in output and "assert" in output

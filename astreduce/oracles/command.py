@@ -65,6 +65,10 @@ class Signature:
         return Run(ending, exception=f"exit {self.exit_code}", message=self.stderr_line, seconds=self.seconds, detail=self.describe())
 
 
+#: How a shell or pyenv says that a command does not exist.
+_NOT_FOUND = re.compile(r"(?:^|: )(?:command )?not found$")
+
+
 def _signal_name(number: int) -> str:
     try:
         return signals.Signals(number).name
@@ -516,6 +520,7 @@ class CommandOracle:
         Raises:
             NotReproducibleError: the original is not interesting.
         """
+        self._require_runnable(signatures)
         first = signatures[0]
         if timeout is None:
             self.timeout = max(MIN_TIMEOUT, 10 * max(s.seconds for s in signatures))
@@ -535,6 +540,25 @@ class CommandOracle:
             described = " / ".join(s.describe() for s in signatures)
             raise NotReproducibleError(f"{fails_not}: the oracle says {verdict.outcome} ({described})")
         return verdict
+
+    def _require_runnable(self, signatures: list[Signature]) -> None:
+        """Refuse a command the shell could not run (exit 126 or 127, "command not found").
+
+        Such a command ends the same way on every candidate, or differs from
+        the other command of ``--differential`` on every candidate, so the
+        reduction would end in an empty file with exit 0. Unless the user asked
+        for that exit status, it is a usage error naming the command.
+        """
+        for command, signature in zip(self.commands, signatures):
+            if signature.signal is not None or signature.exit_code in (None, 0, self.criteria.exit_code):
+                continue
+            if signature.exit_code in (126, 127) or _NOT_FOUND.search(signature.stderr_line):
+                said = next((line.strip() for line in signature.stderr.splitlines() if line.strip()), signature.stderr_line)
+                detail = f": {said}" if said else ""  # the first line: pyenv explains itself below it
+                raise UsageError(
+                    f"the command {command!r} cannot run (exit status {signature.exit_code}{detail}); "
+                    "check that it is installed and on PATH, or executable"
+                )
 
     def calibrate(self, text: str, timeout: float | None = None) -> Verdict:
         """Run the original once: record its signature and set the per-test timeout.

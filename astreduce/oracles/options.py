@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.interpreters import resolve_python
+from astreduce.interpreters import require_worker_python, resolve_python
 from astreduce.oracles import Oracle, Pending, Target, Verdict
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
@@ -226,6 +226,7 @@ def build_oracle(
     oracle: Oracle[str]
     first: Verdict
     if options.kind == "exec":
+        require_worker_python(python, options.python)
         target = Target.parse(options.expect, options.match) if options.expect else None
         exec_oracle: ExecOracle
         if python == sys.executable:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
-from astreduce.interpreters import resolve_python
+from astreduce.interpreters import require_worker_python, resolve_python
 from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Verdict
 from astreduce.oracles._worker_main import REPORT_MARK
 from astreduce.oracles.command import CommandOracle, Process, ProcessesPending, Signature, command_argv, script_argv
@@ -130,6 +130,7 @@ class DirectoryOracle:
         options.check_tree(self.entry, self.wording)
         self.python = resolve_python(options.python)
         if options.kind == "exec":
+            require_worker_python(self.python, options.python)
             if options.expect:
                 self.target = Target.parse(options.expect, options.match)
         else:
