@@ -201,3 +201,35 @@ def test_python_27_through_a_command_oracle_reduces(tmp_path: Path) -> None:
     done, output = _reduce(tmp_path, 'x = 1\ny = 2\nassert x == 2, "two"\n', "--python", python, "--run", "{python} {file}", "--exit-code", "1")
     assert done.returncode == 0, done.stderr
     assert "y = 2" not in output and "assert" in output
+
+
+#: Positional-only parameters and a walrus: 3.8 syntax, on two lines.
+NEWER_SYNTAX = 'def f(a, /):\n    return a\nif (n := 3):\n    assert f(n) == 2, "two"\n'
+
+
+def test_input_that_the_chosen_python_cannot_compile_is_refused_with_its_place(tmp_path: Path) -> None:
+    """Before: the SyntaxError became the target and the "result" was a line 3.6 cannot parse, exit 0."""
+    python = _python("3.6")
+    done, output = _reduce(tmp_path, NEWER_SYNTAX, "--python", python, name="new.py")
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert "\n" not in line and line.startswith("astreduce: new.py:1:10: does not compile under Python 3.6")
+    assert "--expect SyntaxError" in line
+    assert output == ""
+
+
+def test_a_declared_syntax_error_is_reduced_under_the_chosen_python(tmp_path: Path) -> None:
+    python = _python("3.6")
+    done, output = _reduce(tmp_path, NEWER_SYNTAX, "--python", python, "--expect", "SyntaxError", "--match", "type")
+    assert done.returncode == 0, done.stderr
+    assert len(output) < len(NEWER_SYNTAX)
+    checked = subprocess.run([python, "-c", "import sys; compile(open(sys.argv[1]).read(), 'x', 'exec')", str(tmp_path / "out.py")], capture_output=True, text=True)
+    assert "SyntaxError" in checked.stderr
+
+
+def test_code_that_parses_but_does_not_compile_is_refused(tmp_path: Path) -> None:
+    """``ast.parse`` accepts a module-level ``return``; running it does not."""
+    done, output = _reduce(tmp_path, "x = 1\nreturn x\n", name="flat.py")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().startswith("astreduce: flat.py:2:1: does not compile under Python 3.")
+    assert output == ""

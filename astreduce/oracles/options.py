@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.interpreters import require_worker_python, resolve_python
+from astreduce.interpreters import require_worker_python, resolve_python, version_of
 from astreduce.oracles import Oracle, Pending, Target, Verdict
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.worker import WorkerExecOracle
 from astreduce.outcome import Outcome
+from astreduce.source.syntax import compile_error_under
 
 #: Runs of the original at the start; differing outcomes mean a flaky oracle.
 FLAKINESS_RUNS = 3
@@ -234,6 +235,7 @@ def build_oracle(
         else:
             exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
         first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+        require_compiles(first, target, text, filename=filename, python=python)
         require_target(exec_oracle, first, "a command oracle (--run, --test)")
         oracle = exec_oracle
     else:
@@ -250,6 +252,26 @@ def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: in
     verdicts = original_runs(oracle, text, first, jobs)
     if retries <= 1:
         require_reliable(verdicts, "input", "; use --retries N to accept a candidate only after N reproductions")
+
+
+def require_compiles(first: Verdict, declared: Target | None, text: str, *, filename: str, python: str) -> None:
+    """Refuse an original that does not compile under ``python``, unless ``--expect`` declares a syntax error.
+
+    Without this, ``--python 3.6`` on 3.8 syntax would make the SyntaxError
+    the target and "reduce" to any line 3.6 cannot parse, with exit 0.
+
+    Raises:
+        UsageError: naming line and column, and what to do instead.
+    """
+    if first.run.ending != "syntax" or (declared is not None and declared.is_syntax_error):
+        return
+    version = "%d.%d" % version_of(python)
+    found = compile_error_under(python, text, filename)
+    where, why = found if found else ("", f"{first.run.describe()} (with the --append script)")
+    raise UsageError(
+        f"{filename}:{where}{':' if where else ''} does not compile under Python {version}: {why}; reduce it under "
+        "the Python it is written for (--python), or say --expect SyntaxError if the parse failure is the point"
+    )
 
 
 def require_target(oracle: ExecOracle, first: Verdict, instead: str) -> None:

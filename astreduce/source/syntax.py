@@ -10,6 +10,8 @@ tree model rather than with one of its callers.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 
 from astreduce.errors import UsageError
@@ -70,3 +72,48 @@ def check_parses(text: str, filename: str, parser: ForeignParser | None = None) 
         raise UsageError(
             f"{filename}: cannot parse: {reason} (use --strategy lines, chars or tokens)"
         ) from None
+
+
+#: Compiles standard input under any interpreter from 2.7 on; prints where it stops, as JSON.
+_COMPILE_SCRIPT = (
+    "import sys, json\n"
+    "source = getattr(sys.stdin, 'buffer', sys.stdin).read()\n"
+    "try:\n"
+    "    compile(source, sys.argv[1], 'exec')\n"
+    "    print(json.dumps(None))\n"
+    "except SyntaxError as error:\n"
+    "    print(json.dumps([error.lineno, error.offset, str(error.msg)]))\n"
+    "except (ValueError, TypeError) as error:\n"
+    "    print(json.dumps([None, None, str(error)]))\n"
+)
+
+
+def compile_error_under(python: str, text: str, filename: str) -> tuple[str, str] | None:
+    """Where (``LINE:COLUMN``) and why ``text`` does not compile under ``python``, or None.
+
+    The exec oracle's first run says only *that* the original raised a
+    SyntaxError; this says where, under the interpreter that runs it, so
+    that a refusal can point at the line. ``compile`` (not ``ast.parse``)
+    because the run compiles: ``return`` outside a function fails only there.
+    """
+    if python == sys.executable:
+        try:
+            compile(text, filename, "exec")
+            return None
+        except SyntaxError as error:
+            found = [error.lineno, error.offset, str(error.msg)]
+        except (ValueError, TypeError) as error:
+            found = [None, None, str(error)]
+    else:
+        try:
+            done = subprocess.run(
+                [python, "-c", _COMPILE_SCRIPT, filename], input=text.encode("utf-8"),
+                capture_output=True, timeout=60, check=True,
+            )
+            found = json.loads(done.stdout.decode("utf-8", "replace"))
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return None  # cannot tell where: the caller still refuses, without a place
+        if found is None:
+            return None
+    line, column, message = found
+    return f"{line or '?'}:{column or '?'}", message
