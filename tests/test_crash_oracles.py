@@ -233,3 +233,33 @@ def test_code_that_parses_but_does_not_compile_is_refused(tmp_path: Path) -> Non
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().startswith("astreduce: flat.py:2:1: does not compile under Python 3.")
     assert output == ""
+
+
+@pytest.mark.parametrize(
+    ("options", "suspect"),
+    [
+        (["--test", "./ignores.sh"], "the test script says interesting for an empty file"),
+        (["--append", "alone.py"], "the --append script raises the target on its own"),
+        (["--run", "{python} -c 'raise SystemExit(3)'", "--exit-code", "3"], "check that it runs {file}"),
+    ],
+)
+def test_an_empty_result_warns_that_the_oracle_may_not_judge_the_program(
+    tmp_path: Path, options: list[str], suspect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An oracle that ignores the candidate "reduces" any input to nothing: a right answer to the wrong question."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ignores.sh").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "ignores.sh").chmod(0o755)
+    (tmp_path / "alone.py").write_text('raise ValueError("on its own")\n')
+    done, output = _reduce(tmp_path, "x = 1\nprint(x)\n", *options, "--report", "r.json")
+    assert done.returncode == 0, done.stderr
+    assert output.strip() == ""
+    assert "the result is empty, so the oracle may judge something other than the program" in done.stderr
+    assert suspect in done.stderr
+    assert suspect in (tmp_path / "r.json").read_text()
+
+
+def test_a_result_that_is_not_empty_carries_no_such_warning(tmp_path: Path) -> None:
+    done, output = _reduce(tmp_path, 'x = 1\ny = 2\nassert x == 2, "two"\n')
+    assert done.returncode == 0, done.stderr
+    assert "assert" in output and "empty" not in done.stderr

@@ -97,6 +97,19 @@ class OracleOptions:
             raise UsageError(f"--entry {entry}: must be a path inside {wording.tree}")
 
 
+    def empty_result_note(self) -> str:
+        """The warning for a reduction that ends with nothing: the oracle may judge something other than the program."""
+        if self.kind == "test":
+            why = ("the test script says interesting for an empty file; check that it reads the candidate, "
+                   "its first argument or the file under the input's name")
+        elif self.kind in ("run", "differential"):
+            why = "the command reproduces without the program; check that it runs {file}"
+        elif self.append:
+            why = "the --append script raises the target on its own, so the input may not matter"
+        else:
+            why = "an empty program reproduces"
+        return f"the result is empty, so the oracle may judge something other than the program: {why}"
+
     def command_oracle(
         self, python: str, *, filename: str = "candidate.py", encode: Callable[[str], bytes] | None = None
     ) -> CommandOracle:

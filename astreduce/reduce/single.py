@@ -338,6 +338,11 @@ def reduce_with(
             parser.close()
         if store is not None:
             store.close()
+    if result.output_size.tokens == 0 and result.input_size.tokens > 0:
+        result.notes.append(
+            config.options.empty_result_note() if oracle is None
+            else "the result is empty, so the oracle may judge something other than the program"
+        )
     if interrupted:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)

@@ -578,6 +578,8 @@ def reduce_tree_with(
             reducer.trees.close()
         interrupted = interrupted or (stop is not None and stop.requested)
         result = reducer.finish(started=started, format=format, interrupted=interrupted)
+        if result.output_size.tokens == 0 and result.input_size.tokens > 0:
+            result.notes.append(options.empty_result_note())
     finally:
         if parser is not None:
             parser.close()
