@@ -177,6 +177,18 @@ def test_an_interrupted_reduction_keeps_the_best_so_far() -> None:
     assert len(result.text) < len(text)  # progress made before the interruption is kept
 
 
+@pytest.mark.parametrize("strategy", ["lines", "chars", "tokens", "auto"])
+def test_progress_shows_the_best_moving_within_every_strategy(strategy: str) -> None:
+    """Before, "best" stayed at the input's size for the whole of a lines, chars or tokens run (one pass)."""
+    text = "".join(f"x{i} = {i}\n" for i in range(24)) + "needle = 1\n"
+    events: list[ProgressEvent] = []
+    result = reduce_source(text, Contains("needle"), strategy=strategy, on_progress=events.append)
+    before_the_last = [event.best.tokens for event in events[:-1]]
+    assert min(before_the_last) < result.input_size.tokens
+    assert all(later <= earlier for earlier, later in zip(before_the_last, before_the_last[1:]))
+    assert events[-1].best.tokens >= result.output_size.tokens
+
+
 # --- reduce_file ----------------------------------------------------------------------------------
 
 

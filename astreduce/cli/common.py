@@ -81,6 +81,10 @@ def stop_on_signals(stop: StopRequest, grace: float = STOP_GRACE) -> Iterator[No
             signal.signal(number, old)
 
 
+#: Seconds between two progress lines within one pass, when standard error is not a terminal.
+LOG_INTERVAL = 10.0
+
+
 class ProgressDisplay:
     """A live display on a terminal; a line per pass otherwise."""
 
@@ -100,14 +104,18 @@ class ProgressDisplay:
     def __call__(self, event: ProgressEvent) -> None:
         if self.quiet:
             return
+        now = time.monotonic()
+        # reading event.best measures the best candidate: rarely on large inputs
+        interval = 0.1 if event.original.bytes < 100_000 else 1.0
         if self.live is not None:
-            now = time.monotonic()
-            if now - self.last_draw >= 0.1:
+            if now - self.last_draw >= interval:
                 self.last_draw = now
                 self.live.update(self._panel(event), refresh=True)
             return
-        if event.pass_name != self.last_pass:
+        # a line per pass, and within a long pass (one ddmin over lines) every LOG_INTERVAL seconds
+        if event.pass_name != self.last_pass or now - self.last_draw >= LOG_INTERVAL:
             self.last_pass = event.pass_name
+            self.last_draw = now
             click.echo(
                 f"[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
                 f"best {event.best.tokens} tokens / {event.best.bytes} bytes",

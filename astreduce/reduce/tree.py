@@ -321,15 +321,18 @@ class TreeReducer:
         def report(event: ProgressEvent) -> None:
             if self.on_progress is None:
                 return
-            best = self.best_size.as_size()
-            if path is not None:  # the file's session measures the file: add the rest of the tree
-                old = self.sizes.file(self.best[path])
-                best = Size(
-                    best.tokens - old.tokens + event.best.tokens,
-                    best.bytes - old.bytes + event.best.bytes,
-                    best.lines - old.lines + event.best.lines,
-                    best.identifiers - old.identifiers + event.best.identifiers,
+            tree = self.best_size.as_size()
+            before = self.best[path] if path is not None else ""
+
+            def best() -> Size:
+                if path is None:
+                    return tree
+                old, new = self.sizes.file(before), event.best  # the file's session measures the file: add the rest
+                return Size(
+                    tree.tokens - old.tokens + new.tokens, tree.bytes - old.bytes + new.bytes,
+                    tree.lines - old.lines + new.lines, tree.identifiers - old.identifiers + new.identifiers,
                 )
+
             name = event.pass_name if path is None else f"{path}: {event.pass_name}"
             self.on_progress(ProgressEvent(name, self.tests, self.cache_hits, best, self.original_size.as_size()))
 

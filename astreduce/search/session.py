@@ -22,6 +22,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
@@ -67,13 +68,24 @@ class SearchFigures:
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """What a progress display needs after each test."""
+    """What a progress display needs after each test.
+
+    The best size is measured only when a display reads it (at most a few
+    times a second): measuring tokens after every test would cost more than
+    the test on a large input. It counts the smallest candidate that FAILed,
+    even mid-pass, so that it moves under ``--strategy lines`` too, whose one
+    pass accepts its result only at the end.
+    """
 
     pass_name: str
     tests: int
     cache_hits: int
-    best: Size
+    sizer: Callable[[], Size] = field(repr=False)
     original: Size
+
+    @cached_property
+    def best(self) -> Size:
+        return self.sizer()
 
 
 @dataclass
@@ -116,6 +128,7 @@ class Session:
         self._pass_name = "start"
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
+        self._measured: tuple[str, Size] | None = None
         backend = Processes(self.start) if self.start is not None else None
         self.scheduler = Scheduler(self, self.judge, backend, self.jobs)
 
@@ -216,11 +229,23 @@ class Session:
                 self.on_improve(text)
         if self.on_progress is not None:
             self.on_progress(
-                ProgressEvent(self._pass_name, self.tests, self.cache_hits, self.best_size, self.original_size)
+                ProgressEvent(
+                    self._pass_name, self.tests, self.cache_hits, partial(self._smallest, None if self._saved is self.best else self._saved, self.best_size),
+                    self.original_size,
+                )
             )
         return outcome
 
     # --- the best -----------------------------------------------------------
+
+    def _smallest(self, saved: str | None, accepted: Size) -> Size:
+        """The size of ``saved`` (the shortest FAIL seen, if not the best) when it beats ``accepted``; measured once per text."""
+        if saved is None:
+            return accepted
+        if self._measured is None or self._measured[0] is not saved:
+            self._measured = (saved, measure(saved))
+        size = self._measured[1]
+        return size if size.key < accepted.key else accepted
 
     def accept(self, text: str) -> bool:
         """Make ``text`` (a candidate known to FAIL) the best if it is smaller; True if it was."""
