@@ -263,3 +263,31 @@ def test_a_result_that_is_not_empty_carries_no_such_warning(tmp_path: Path) -> N
     done, output = _reduce(tmp_path, 'x = 1\ny = 2\nassert x == 2, "two"\n')
     assert done.returncode == 0, done.stderr
     assert "assert" in output and "empty" not in done.stderr
+
+
+def _fake_python(tmp_path: Path, behaviour: str) -> Path:
+    """An "interpreter" that tells its version but then, asked to run the worker, does ``behaviour``."""
+    fake = tmp_path / "fakepython"
+    fake.write_text(f'#!/bin/sh\nif [ "$1" = "-c" ]; then echo "3 9"; exit 0; fi\n{behaviour}\n')
+    fake.chmod(0o755)
+    return fake
+
+
+def test_a_worker_that_exits_is_a_usage_error(tmp_path: Path) -> None:
+    fake = _fake_python(tmp_path, "exit 3")
+    done, output = _reduce(tmp_path, 'x = 1\nassert x == 2, "two"\n', "--python", str(fake), "--timeout", "2")
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert "\n" not in line and "worker cannot run under" in line and "--run '{python} {file}'" in line
+    assert output == ""
+
+
+def test_a_worker_that_never_answers_is_a_usage_error_not_a_wait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, astreduce waited on the worker's pipe for ever, whatever --timeout said."""
+    from astreduce import reduce_source
+    from astreduce.oracles import worker
+
+    monkeypatch.setattr(worker, "REPLY_SECONDS", 1.0)  # the real deadline is a minute
+    fake = _fake_python(tmp_path, "exec sleep 600")
+    with pytest.raises(UsageError, match="worker cannot run under"):
+        reduce_source('x = 1\nassert x == 2, "two"\n', python=str(fake), timeout=2)

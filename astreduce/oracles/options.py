@@ -21,7 +21,7 @@ from astreduce.interpreters import require_worker_python, resolve_python, versio
 from astreduce.oracles import Oracle, Pending, Target, Verdict
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.worker import WorkerExecOracle
+from astreduce.oracles.worker import WORKER_DIED, WorkerExecOracle
 from astreduce.outcome import Outcome
 from astreduce.source.syntax import compile_error_under
 
@@ -247,9 +247,18 @@ def build_oracle(
             exec_oracle = ExecOracle(target=target, filename=filename, append=options.append, search_path=search_path)
         else:
             exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
-        first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
-        require_compiles(first, target, text, filename=filename, python=python)
-        require_target(exec_oracle, first, "a command oracle (--run, --test)")
+        try:
+            first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+            if isinstance(exec_oracle, WorkerExecOracle) and first.run.ending == "crash" and first.run.detail == WORKER_DIED:
+                raise UsageError(
+                    f"--python {options.python}: the exec oracle's worker cannot run under {python} (it exited or did "
+                    "not answer); use a command oracle instead: --run '{python} {file}'"
+                )
+            require_compiles(first, target, text, filename=filename, python=python)
+            require_target(exec_oracle, first, "a command oracle (--run, --test)")
+        except BaseException:
+            exec_oracle.close()
+            raise
         oracle = exec_oracle
     else:
         command_oracle = options.command_oracle(python, filename=filename, encode=encode)

@@ -25,6 +25,13 @@ from astreduce.oracles.sandbox import kill_group
 WORKER_SCRIPT = Path(__file__).with_name("_worker_main.py")
 
 
+#: Seconds a worker has to acknowledge a request (it forks a child and replies with its pid).
+REPLY_SECONDS = 60.0
+
+#: The detail of a run whose worker died or never answered.
+WORKER_DIED = "the worker died"
+
+
 class Worker:
     """One worker process under the chosen interpreter."""
 
@@ -46,25 +53,33 @@ class Worker:
         return self.popen.poll() is None
 
     def send(self, request: dict[str, object]) -> int | None:
-        """Send a request; the pid of the child running it, or None if the worker died."""
+        """Send a request; the pid of the child running it, or None if the worker died or did not answer.
+
+        The worker answers at once (it forks and replies): a worker that says
+        nothing within :data:`REPLY_SECONDS` cannot run our script (an
+        interpreter that reads its stdin otherwise, a wrapper that hangs).
+        """
         try:
             self.stdin.write((json.dumps(request) + "\n").encode("utf-8", errors="surrogateescape"))
             self.stdin.flush()
-            line = self.stdout.readline()
-            return int(json.loads(line)["pid"])
-        except (OSError, ValueError, KeyError):
+        except OSError:
+            return None
+        reply = self.receive(time.monotonic() + REPLY_SECONDS)
+        try:
+            return int(reply["pid"]) if reply is not None else None  # type: ignore[call-overload]
+        except (KeyError, TypeError, ValueError):
             return None
 
     def receive(self, deadline: float) -> dict[str, object] | None:
-        """The child's report, or None on a timeout (or a dead worker)."""
+        """The next line the worker writes, as JSON; None on a timeout or a dead worker."""
         remaining = deadline - time.monotonic()
         if remaining > 0:
             ready, _, _ = select.select([self.stdout], [], [], remaining)
             if ready:
-                line = self.stdout.readline()
+                line = self.stdout.readline()  # the worker writes whole lines, unbuffered (-u)
                 try:
                     report: dict[str, object] = json.loads(line)
-                    return report
+                    return report if isinstance(report, dict) else None
                 except ValueError:
                     return None
         return None
@@ -75,6 +90,11 @@ class Worker:
             self.popen.wait(5)
         except subprocess.TimeoutExpired:  # pragma: no cover
             pass
+        for pipe in (self.stdin, self.stdout):
+            try:
+                pipe.close()
+            except OSError:  # a broken pipe to a dead worker
+                pass
 
 
 @dataclass
@@ -148,12 +168,12 @@ class WorkerPending:
 
         if self.pid is None:
             self._discard_worker()
-            return Run("crash", seconds=seconds(), detail="the worker died")
+            return Run("crash", seconds=seconds(), detail=WORKER_DIED)
         report = self.worker.receive(self.deadline)
         if report is None:
             timed_out = time.monotonic() >= self.deadline
             self._kill_child()
-            return Run("timeout" if timed_out else "crash", seconds=seconds(), detail=f"ran over {self.timeout:g} s" if timed_out else "the worker died")
+            return Run("timeout" if timed_out else "crash", seconds=seconds(), detail=f"ran over {self.timeout:g} s" if timed_out else WORKER_DIED)
         self.worker.busy = False
         if report.get("ending") == "crash" and report.get("signal"):
             name = signal.Signals(int(str(report["signal"]))).name
@@ -185,4 +205,4 @@ class WorkerPending:
             self.verdict = Verdict(self.oracle.classify(Run("crash", detail="cancelled")), Run("crash", detail="cancelled"))
 
 
-__all__ = ["WorkerExecOracle"]
+__all__ = ["WORKER_DIED", "WorkerExecOracle"]
