@@ -291,3 +291,26 @@ def test_a_worker_that_never_answers_is_a_usage_error_not_a_wait(tmp_path: Path,
     fake = _fake_python(tmp_path, "exec sleep 600")
     with pytest.raises(UsageError, match="worker cannot run under"):
         reduce_source('x = 1\nassert x == 2, "two"\n', python=str(fake), timeout=2)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"run": "{python} {file}", "signal": "NOPE"}, "--signal NOPE: no such signal"),
+        ({"timeout": -1.0}, "--timeout must be a positive number"),
+        ({"run": "{python} {file}", "hang": 0.0}, "--hang must be a positive number"),
+    ],
+)
+def test_numbers_and_names_that_cannot_work_are_refused_before_any_run(options: dict[str, object], message: str) -> None:
+    """Before, ``--signal NOPE`` and ``--timeout -1`` ran the original and said it "does not reproduce" (exit 1)."""
+    from astreduce.oracles.options import OracleOptions
+
+    with pytest.raises(UsageError, match=message):
+        OracleOptions(**options).check()  # type: ignore[arg-type]
+
+
+def test_signal_names_with_and_without_sig_are_accepted() -> None:
+    from astreduce.oracles.options import OracleOptions
+
+    for name in ("SEGV", "sigsegv", "abrt", "any"):
+        OracleOptions(run="{python} {file}", signal=name).check()

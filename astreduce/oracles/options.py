@@ -10,6 +10,7 @@ chase noise). ``--retries N`` accepts a candidate only after N FAILs in a row.
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +85,13 @@ class OracleOptions:
             raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
         if self.retries < 1:
             raise UsageError("--retries must be at least 1")
+        for name, seconds in (("--timeout", self.timeout), ("--hang", self.hang)):
+            if seconds is not None and not seconds > 0:  # also NaN
+                raise UsageError(f"{name} must be a positive number of seconds, not {seconds:g}")
+        if self.signal is not None and self.signal.upper() != "ANY":
+            known = {s.name for s in signal.Signals}
+            if self.signal.upper() not in known and "SIG" + self.signal.upper() not in known:
+                raise UsageError(f"--signal {self.signal}: no such signal (SEGV, ABRT, BUS, ILL, FPE, KILL, ... or any)")
 
     def check_tree(self, entry: str | None, wording: Wording) -> None:
         """:meth:`check`, and what a tree of files cannot take: ``--append``, ``--stdin``, ``--retries``; an ``--entry`` outside it."""
