@@ -402,3 +402,22 @@ def test_corpora_case_ends_small(tmp_path: Path, name: str) -> None:
           f"{report['input']['lines']} -> {report['output']['lines']} lines, "
           f"{report['input']['tokens']} -> {report['output']['tokens']} tokens, "
           f"{report['tests']} tests, {report['seconds']:.0f} s")
+
+
+def test_a_package_reduces_as_far_as_its_single_file_equivalent() -> None:
+    """Every single-file pass runs on each file of a tree, value-from-trace included.
+
+    Before, values were never traced in a tree: the package ended at 23
+    tokens (``total = round(sum([100, 250, 1000]) * 0.0061, 2)``) where the
+    same code as one file ends at 7 (``total = 8.24``).
+    """
+    from astreduce import reduce_source
+    from astreduce.reduce.tree import reduce_tree
+
+    case = REPO / "corpora" / "package_vs_file"
+    single = reduce_source((case / "single.py").read_text(), jobs=2)
+    package = {p.name: p.read_text() for p in (case / "currency").glob("*.py")}
+    tree = reduce_tree(package, entry="main.py", jobs=2)
+    assert tree.verified and single.verified
+    assert tree.output_size.tokens <= single.output_size.tokens
+    assert "8.24" in tree.tree["main.py"]  # the traced value of the yen total, from the imported modules

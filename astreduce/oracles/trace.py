@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from astreduce.files import materialise
 from astreduce.oracles.sandbox import Limits, die_with_parent, pdeathsig_launcher
 
 #: Longest repr of a recorded value that is proposed.
@@ -122,15 +123,37 @@ def stop(number, frame):
     os._exit(0)
 import signal
 signal.signal(signal.SIGTERM, stop)
-path = os.path.join(os.getcwd(), "candidate.py")
+if len(sys.argv) > 5:
+    # a tree, copied here: its entry runs as __main__ (as the tree oracle runs it), and the
+    # traced file runs instrumented wherever it runs: as the entry, or when it is imported
+    import importlib.machinery
+    sys.dont_write_bytecode = True
+    root = os.getcwd()
+    entry, traced = (os.path.join(root, p) for p in sys.argv[4:6])
+    code = compile(tree, traced, "exec", dont_inherit=True)
+    class Loader(importlib.machinery.SourceFileLoader):
+        def get_code(self, fullname):
+            if os.path.abspath(self.path) == traced:
+                return code
+            return super().get_code(fullname)
+    sys.path_hooks.insert(0, importlib.machinery.FileFinder.path_hook((Loader, importlib.machinery.SOURCE_SUFFIXES)))
+    sys.path_importer_cache.clear()
+    path = entry
+    if entry != traced:
+        with open(entry, "rb") as f:
+            code = compile(f.read(), entry, "exec", dont_inherit=True)
+    sys.path[0:1] = [os.path.dirname(entry), root] if os.path.dirname(entry) != root else [root]
+else:
+    path = os.path.join(os.getcwd(), "candidate.py")
+    code = compile(tree, path, "exec", dont_inherit=True)
+    sys.path[0:1] = [os.environ.get("ASTREDUCE_TRACE_PATH") or os.getcwd()]
 main = types.ModuleType("__main__")
 main.__file__ = path
 main.__dict__["__builtins__"] = builtins
 sys.modules["__main__"] = main
 sys.argv = [path]
-sys.path[0:1] = [os.environ.get("ASTREDUCE_TRACE_PATH") or os.getcwd()]
 try:
-    exec(compile(tree, path, "exec", dont_inherit=True), main.__dict__)
+    exec(code, main.__dict__)
 except BaseException:
     pass
 finally:
@@ -162,6 +185,33 @@ class Tracer:
         return trace(text, candidates, self.append, self.search_path, self.timeout, self.python)
 
 
+@dataclass(frozen=True)
+class TreeTracer:
+    """Records the values of one file of a tree, in a run of the tree's entry (as the tree oracle runs it).
+
+    A file traced alone is not how the tree runs: its module may be
+    imported, not run, and need its neighbours. So the whole tree is
+    copied, the entry runs as ``__main__``, and the traced file is
+    instrumented wherever it runs, as the entry or when imported.
+
+    Args:
+        files: the tree, each file's text; the traced file's own text is the one passed to :meth:`record`.
+        entry: the file that runs as ``__main__``.
+        traced: the file whose values are recorded.
+        python: the interpreter of the run (``None``: this one).
+    """
+
+    files: tuple[tuple[str, str], ...]
+    entry: str
+    traced: str
+    python: str | None = None
+    timeout: float = TRACE_TIMEOUT
+
+    def record(self, text: str, candidates: list[int]) -> tuple[dict[int, str], frozenset[int]]:
+        tree = {**dict(self.files), self.traced: text}
+        return trace(text, candidates, timeout=self.timeout, python=self.python, tree=(tree, self.entry, self.traced))
+
+
 def trace(
     text: str,
     candidates: list[int],
@@ -169,16 +219,21 @@ def trace(
     search_path: str = "",
     timeout: float = TRACE_TIMEOUT,
     python: str | None = None,
+    tree: tuple[dict[str, str], str, str] | None = None,
 ) -> tuple[dict[int, str], frozenset[int]]:
-    """Each candidate expression's first literal value in one run of ``text``, and those whose value changed later (cached per text)."""
+    """Each candidate expression's first literal value in one run of ``text``, and those whose value changed later (cached per text).
+
+    With ``tree`` (its files, its entry, the traced file), the tree runs, not ``text`` alone (see :class:`TreeTracer`).
+    """
     python = python or sys.executable
+    where = "" if tree is None else "\0".join([tree[1], tree[2], *(f"{p}\0{t}" for p, t in sorted(tree[0].items()))])
     key = hashlib.blake2b(
-        f"{python}\0{append}\0{search_path}\0{text}".encode("utf-8", "surrogateescape")
+        f"{python}\0{append}\0{search_path}\0{text}\0{where}".encode("utf-8", "surrogateescape")
     ).hexdigest()
     cached = _TRACES.get(key)
     if cached is not None:
         return cached
-    values = _run(text, candidates, append, search_path, timeout, python)
+    values = _run(text, candidates, append, search_path, timeout, python, tree)
     if len(_TRACES) >= 8:
         _TRACES.pop(next(iter(_TRACES)))
     _TRACES[key] = values
@@ -194,7 +249,8 @@ def _sandboxed(limits: Limits) -> Callable[[], None]:
 
 
 def _run(
-    text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str
+    text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str,
+    tree: tuple[dict[str, str], str, str] | None = None,
 ) -> tuple[dict[int, str], frozenset[int]]:
     workdir = tempfile.mkdtemp(prefix="astreduce-trace-")
     try:
@@ -208,13 +264,18 @@ def _run(
             json.dump(candidates, file)
         run_dir = os.path.join(workdir, "run")
         os.mkdir(run_dir)
+        where: list[str] = []
+        if tree is not None:
+            files, entry, traced = tree
+            materialise(files, run_dir)
+            where = [entry, traced]
         environment = dict(os.environ, ASTREDUCE_TRACE_PATH=search_path)
         # the program is the user's candidate: it runs as the oracles run one,
         # dying with astreduce and under the same resource limits
         launcher = pdeathsig_launcher()
         limits = Limits().for_timeout(timeout)
         process = subprocess.Popen(
-            [*(launcher or []), python, "-c", _CHILD, text_path, wanted_path, result_path],
+            [*(launcher or []), python, "-c", _CHILD, text_path, wanted_path, result_path, *where],
             cwd=run_dir,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

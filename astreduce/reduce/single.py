@@ -37,7 +37,7 @@ from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
 from astreduce.transforms import Transform, load_transforms
-from astreduce.transforms.constants import ValueFromTrace
+from astreduce.transforms.constants import Recorder, ValueFromTrace
 
 
 C = TypeVar("C")
@@ -387,7 +387,7 @@ def declared_tracing(oracle: object, *, foreign_parser: bool) -> tuple[Tracer | 
     return Tracer(append=append, search_path=getattr(oracle, "search_path", ""), python=python), usable
 
 
-def configure_tracing(transforms: list[Transform], recorder: Tracer | None, *, enabled: bool) -> None:
+def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *, enabled: bool) -> None:
     """Hand ``value-from-trace`` its recorder (``None``: the program traced alone), or switch it off."""
     for transform in transforms:
         if isinstance(transform, ValueFromTrace):

@@ -54,6 +54,8 @@ from astreduce.measure import Size, ast_nodes, measure
 from astreduce.reduce.merge import merge
 from astreduce.oracles.options import REDUCING, OracleOptions
 from astreduce.outcome import Outcome
+from astreduce.interpreters import version_of
+from astreduce.oracles.trace import TreeTracer
 from astreduce.reduce.single import ReduceConfig, StopRequest, configure_tracing, format_with_black, make_plan, verify_and_format
 from astreduce.reduce.report import passes_report
 from astreduce.search.session import Interrupted, PassStats, ProgressEvent, SearchFigures, Session
@@ -438,6 +440,19 @@ class TreeReducer:
             if before - after:
                 self._delete_files()
 
+    def _tracer(self, path: str) -> TreeTracer | None:
+        """How ``value-from-trace`` records ``path``'s values: the tree's entry runs, the file instrumented.
+
+        As for one file (:meth:`ReduceConfig.tracing`), only under the exec
+        oracle, and only when the run's interpreter reads the file as ours does.
+        """
+        oracle = self.oracle
+        if oracle.options.kind != "exec" or oracle.entry is None or self.plan.foreign_parser:
+            return None
+        if version_of(oracle.python) < (3, 8):
+            return None
+        return TreeTracer(tuple(self.best.items()), oracle.entry, path, python=oracle.python)
+
     def _reduce_file(self, path: str, plan: Plan) -> None:
         """The single-file strategy with ``plan`` on ``path``, the rest of the tree fixed."""
         text = self.best[path]
@@ -453,12 +468,15 @@ class TreeReducer:
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
         self._attach(session)
+        tracer = self._tracer(path) if python else None
+        configure_tracing(plan.transforms, tracer, enabled=tracer is not None)
         try:
             if python:
                 run_strategy(self.strategy if plan is self.plan else "auto", session, plan)
             else:
                 unit_pass(session, "lines", lines_of(text), apply_greedily)
         finally:
+            configure_tracing(plan.transforms, None, enabled=False)
             session.close()
             self._attach(self.trees)
             self.current = None
@@ -560,7 +578,7 @@ def reduce_tree_with(
     if entry is not None and entry not in files:
         raise UsageError(f"--entry {entry}: no such file in the input")
     plan, parser = make_plan(config)
-    configure_tracing(plan.transforms, None, enabled=False)  # one file traced alone is not how the tree runs
+    configure_tracing(plan.transforms, None, enabled=False)  # each file's pass configures its own (TreeReducer._tracer)
     try:
         oracle = TreeOracle(options, entry=entry, wording=REDUCING, modes=dict(modes or {}))
         oracle.calibrate(files)
