@@ -54,6 +54,8 @@ class Leaf:
     kind: str
     text: str
     index: int | None
+    spacing: str = ""
+    """A made-up token's spacing before it: that of the subtree it replaces."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +102,7 @@ def render(root: Node, gaps: tuple[str, ...], tail: str) -> str:
     for leaf in root.leaves:
         is_neighbour = leaf.index is not None and previous is not None and previous.index == leaf.index - 1
         if leaf.index is None:
-            gap = ""
+            gap = leaf.spacing if out else ""
         elif previous is None:
             gap = gaps[0] if leaf.index == 0 else ""
         else:
@@ -235,13 +237,19 @@ class Grammar:
                         is_changing = True
         return best
 
-    def shortest(self, symbol: str) -> Node | None:
-        """A node of ``symbol`` holding its shortest derivation's tokens (made up), or None if unknown."""
+    def shortest(self, symbol: str, spacing: str = "") -> Node | None:
+        """A node of ``symbol`` holding its shortest derivation's tokens (made up), or None if unknown.
+
+        ``spacing`` goes before the first token (that of the subtree it replaces).
+        """
         origin = self.origins.get(symbol)
         parts = self._shortest.get(origin) if origin is not None else None
         if parts is None:
             return None
-        return Node(symbol, tuple(Leaf(kind, text, None) for kind, text in parts))
+        leaves = [Leaf(kind, text, None) for kind, text in parts]
+        if leaves:
+            leaves[0] = Leaf(leaves[0].kind, leaves[0].text, None, spacing)
+        return Node(symbol, tuple(leaves))
 
 
 def _reason(error: UnexpectedInput) -> str:

@@ -155,7 +155,9 @@ class GrammarSearch:
 
     def _replacements(self, node: Node, gaps: tuple[str, ...]) -> Iterator[Node]:
         """The node's candidates in the module's order: shortest expansion, descendants, deletions."""
-        shortest = self.grammar.shortest(node.symbol)
+        first = node.leaves[0] if node.leaves else None
+        spacing = "" if first is None else first.spacing if first.index is None else gaps[first.index]
+        shortest = self.grammar.shortest(node.symbol, spacing)
         if shortest is not None:
             yield shortest
         origin = self.grammar.origins.get(node.symbol, node.symbol)
