@@ -68,10 +68,10 @@ import inspect
 import sys
 import types
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from astreduce.dd import DDResult, Mode, Outcome
-from astreduce.dd.stepwise import dd_stepwise
+from astreduce.dd.stepwise import Observer, dd_stepwise
 from astreduce.errors import (
     DDPreconditionError,
     FailureNotReproducedError,
@@ -100,6 +100,7 @@ _SKIPPED_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"
 _LOG_WIDTH = 300
 
 Arguments = dict[str, object]
+E = TypeVar("E")
 
 
 def _is_reducible(value: object) -> bool:
@@ -469,20 +470,18 @@ class DeltaDebugger:
         def test(candidate: Sequence[object]) -> Outcome:
             return self._outcome({**args, var: candidate})
 
-        result = dd_stepwise(_as_sequence(value), test, mode, observe=self._observe(var, args))
+        result = dd_stepwise(_as_sequence(value), test, mode, observe=self._observe(_shown))
         return result.passing, result.failing, result.difference
 
-    def _observe(
-        self, var: str, args: Arguments
-    ) -> Callable[[str, Sequence[object], Sequence[object], int], None] | None:
-        """The trace of ``log=2``: each round's inputs and granularity, and each move."""
+    def _observe(self, show: Callable[[Sequence[E]], str]) -> Observer[E] | None:
+        """The trace of ``log=2``: each round's inputs (as ``show`` writes them) and granularity, and each move."""
         if self.log < 2:
             return None
 
-        def observe(step: str, passing: Sequence[object], failing: Sequence[object], n: int) -> None:
+        def observe(step: str, passing: Sequence[E], failing: Sequence[E], n: int) -> None:
             if step == "round":
-                self._say(f"Passing input: {_shown(passing)}", 2)
-                self._say(f"Failing input: {_shown(failing)}", 2)
+                self._say(f"Passing input: {show(passing)}", 2)
+                self._say(f"Failing input: {show(failing)}", 2)
                 self._say(f"Granularity:   {n}", 2)
             else:
                 self._say(step.capitalize(), 2)
@@ -607,29 +606,9 @@ class DeltaDebugger:
                 " fails too; min_args() gives the minimal failing call"
             )
         self._say("Processing " + ", ".join(self._reducible_names()) + "...")
-        return dd_stepwise(elements, test, mode, observe=self._observe_joint())
-
-    def _observe_joint(
-        self,
-    ) -> Callable[[str, Sequence[tuple[str, object]], Sequence[tuple[str, object]], int], None] | None:
-        """The ``log=2`` trace of a joint search, showing the rebuilt calls."""
-        if self.log < 2:
-            return None
-
-        def observe(
-            step: str,
-            passing: Sequence[tuple[str, object]],
-            failing: Sequence[tuple[str, object]],
-            n: int,
-        ) -> None:
-            if step == "round":
-                self._say(f"Passing input: {self._render(self._assemble(passing))}", 2)
-                self._say(f"Failing input: {self._render(self._assemble(failing))}", 2)
-                self._say(f"Granularity:   {n}", 2)
-            else:
-                self._say(step.capitalize(), 2)
-
-        return observe
+        return dd_stepwise(
+            elements, test, mode, observe=self._observe(lambda part: self._render(self._assemble(part)))
+        )
 
     def _assemble(self, elements: Sequence[tuple[str, object]]) -> Arguments:
         """The collected arguments with each reducible one rebuilt from ``elements``."""
