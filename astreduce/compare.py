@@ -42,7 +42,7 @@ from astreduce.errors import ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target
 from astreduce.oracles.options import OracleOptions
-from astreduce.reduce.single import ReduceConfig, Result, StopRequest, reduce_with
+from astreduce.reduce.single import ReduceConfig, Result, Search, StopRequest, reduce_with
 from astreduce.search.session import PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
 from astreduce.source.foreign import ForeignParser
@@ -212,6 +212,7 @@ def compare(
     encode: Callable[[str], bytes] | None = None,
     stop: StopRequest | None = None,
     on_row: Callable[[ComparisonRow], None] | None = None,
+    search: Search | None = None,
 ) -> list[ComparisonRow]:
     """Reduce ``text`` with each strategy in turn, all against the same ``oracle``.
 
@@ -232,6 +233,8 @@ def compare(
         search_path, encode: as for :func:`~astreduce.reduce.single.reduce_source`.
         stop: lets a signal handler stop the comparison between two tests.
         on_row: called with each row as soon as its strategy has finished.
+        search: one more row after the strategies, named by ``search.name``
+            (``--grammar``: :class:`~astreduce.grammar.GrammarSearch`).
 
     Returns:
         One row per strategy, in the order given.
@@ -250,15 +253,18 @@ def compare(
         jobs=jobs, filename=filename, search_path=search_path, encode=encode,
     )
     rows: list[ComparisonRow] = []
-    for strategy in strategies:
+    runs: list[tuple[str, Search | None]] = [(strategy, None) for strategy in strategies]
+    if search is not None:
+        runs.append((search.name, search))
+    for strategy, searching in runs:
         if strategy in TREE_STRATEGIES and problem is not None:
             row = ComparisonRow(strategy, note=f"skipped: {problem}")
         else:
             tracker = _Tracker()
             try:
                 result = reduce_with(
-                    text, replace(config, strategy=strategy), oracle,
-                    stop=stop, on_improve=tracker.improved, on_progress=tracker.progressed,
+                    text, replace(config, strategy=strategy if searching is None else "auto"), oracle,
+                    stop=stop, on_improve=tracker.improved, on_progress=tracker.progressed, search=searching,
                 )
             except ReductionStopped as stopped:
                 if isinstance(stopped.result, Result):

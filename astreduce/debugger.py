@@ -40,12 +40,24 @@ kind of value. Everything else (ints, ``None``, dicts, ``**kwargs``) keeps
 its collected value.
 
 Every test sees the arguments as they were when the call was collected:
-they are deep-copied at collection and again for every test (falling back to
-the object itself when it cannot be copied), so a function that mutates its
-arguments cannot change later outcomes. Outcomes are cached by the values of
+they are deep-copied at collection and again for every test, so a function
+that mutates its arguments cannot change later outcomes. All arguments are
+copied together, in one ``copy.deepcopy`` of the whole set, so objects they
+share stay shared: a list of nodes that points into a tree passed beside it
+still points into the copy of that tree (only when the set cannot be copied
+as a whole is each argument copied on its own, or passed as it is). Outcomes are cached by the values of
 the reduced arguments (when those are hashable), so repeated turns over the
 arguments do not call the function again for a candidate already seen;
 :attr:`DeltaDebugger.tests` counts real calls only.
+
+The search is general dd one test at a time, in the paper's order
+(:mod:`astreduce.dd.stepwise`), so every example of the literature's
+chapter gives the chapter's result, test by test. The empty input is tested
+first: where it is UNRESOLVED (``eval('')`` is a syntax error) it still
+serves as the passing start of :meth:`max_args` and :meth:`min_arg_diff`;
+only an empty input that FAILs is refused there. ``log=True`` prints every
+test; ``log=2`` also prints each round's passing and failing input, its
+granularity and the move made.
 """
 
 from __future__ import annotations
@@ -56,9 +68,10 @@ import inspect
 import sys
 import types
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from astreduce.dd import DDResult, Mode, Outcome, dd, ddmin
+from astreduce.dd import DDResult, Mode, Outcome
+from astreduce.dd.stepwise import Observer, dd_stepwise
 from astreduce.errors import (
     DDPreconditionError,
     FailureNotReproducedError,
@@ -87,6 +100,7 @@ _SKIPPED_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"
 _LOG_WIDTH = 300
 
 Arguments = dict[str, object]
+E = TypeVar("E")
 
 
 def _is_reducible(value: object) -> bool:
@@ -107,8 +121,32 @@ def _snapshot(value: object) -> object:
         return value
 
 
+def _snapshot_all(arguments: Arguments) -> Arguments:
+    """A deep copy of all ``arguments`` at once, so that objects they share stay shared.
+
+    When the set cannot be copied as a whole, each argument is copied on its
+    own (or passed as it is), so one uncopyable argument spoils nothing else.
+    """
+    try:
+        return copy.deepcopy(arguments)
+    except Exception:  # noqa: BLE001  # an object that refuses to be copied is passed as it is
+        return {name: _snapshot(value) for name, value in arguments.items()}
+
+
+def _shown(value: object) -> str:
+    """``repr`` of a value for the log, cut to a line."""
+    text = repr(value)
+    return text if len(text) <= _LOG_WIDTH else text[: _LOG_WIDTH - 3] + "..."
+
+
 def _describe(exc: BaseException | None) -> str:
     return "no exception" if exc is None else repr(exc)
+
+
+def _format_exception(exc: BaseException) -> str:
+    """``ValueError: Invalid input``, or the bare type when the message is empty."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _find_function(frame: types.FrameType) -> types.FunctionType | None:
@@ -203,11 +241,14 @@ class DeltaDebugger:
             far (cumulative over all methods; cached outcomes do not count).
     """
 
-    def __init__(self, *, log: bool = False) -> None:
+    def __init__(self, *, log: bool | int = False) -> None:
         """Create a debugger.
 
         Args:
-            log: print every test (the call and its outcome) to stderr.
+            log: ``True`` (or 1) prints every test (the call and its outcome)
+                and each argument's result to stderr; 2 also prints each
+                round of the search: the passing and the failing input, the
+                granularity and the move made.
         """
         self.log = log
         self.tests = 0
@@ -252,6 +293,7 @@ class DeltaDebugger:
         if not isinstance(exc, Exception):
             return False  # KeyboardInterrupt, SystemExit: never swallowed
         self._exception = exc
+        self._say(f"Observed {self._render(self._arguments)} raising {_format_exception(exc)}")
         return True
 
     def _profile(self, frame: types.FrameType, event: str, arg: Any) -> None:
@@ -278,7 +320,7 @@ class DeltaDebugger:
             return  # a __signature__ that does not match the code
         self._function = function
         self._signature = signature
-        self._arguments = {name: _snapshot(local_values[name]) for name in signature.parameters}
+        self._arguments = _snapshot_all({name: local_values[name] for name in signature.parameters})
         sys.setprofile(self._previous_profile)  # collected: let the block run at full speed
 
     # -- what was collected ----------------------------------------------------
@@ -340,9 +382,7 @@ class DeltaDebugger:
         """Call the function once with ``arguments``; its outcome and exception."""
         function, signature = self._require_call()
         expected = self.exception()
-        positional, keywords = _call_parts(
-            signature, {name: _snapshot(value) for name, value in arguments.items()}
-        )
+        positional, keywords = _call_parts(signature, _snapshot_all(arguments))
         self.tests += 1
         raised: Exception | None = None
         try:
@@ -363,8 +403,12 @@ class DeltaDebugger:
         call = self._render(arguments)
         if len(call) > _LOG_WIDTH:
             call = call[: _LOG_WIDTH - 3] + "..."
-        detail = f" ({raised!r})" if outcome is Outcome.UNRESOLVED else ""
-        print(f"DeltaDebugger test {self.tests}: {call} -> {outcome}{detail}", file=sys.stderr)
+        detail = "" if raised is None else f" ({_format_exception(raised)})"
+        print(f"Test #{self.tests} {call}: {outcome.name}{detail}", file=sys.stderr)
+
+    def _say(self, line: str, level: int = 1) -> None:
+        if self.log >= level:
+            print(line, file=sys.stderr)
 
     def _outcome(self, arguments: Arguments) -> Outcome:
         key = self._cache_key(arguments)
@@ -393,12 +437,63 @@ class DeltaDebugger:
 
     # -- reducing --------------------------------------------------------------
 
+    def dd(
+        self, var: str, args: dict[str, object], *, mode: Mode = "-"
+    ) -> tuple[Sequence[object], Sequence[object], Sequence[object]]:
+        """General delta debugging of one argument, the others fixed at their values in ``args``.
+
+        Args:
+            var: the name of the argument to reduce; ``args[var]`` is the
+                failing value (a str, bytes, list or tuple).
+            args: a value for every parameter of the collected function.
+            mode: ``-`` minimises the failing value, ``+`` maximises a
+                passing one, ``+-`` does both.
+
+        Returns:
+            ``(passing, failing, difference)``: the maximal passing value
+            (empty in mode ``-``), the minimal failing value (``args[var]``
+            in mode ``+``) and the elements of the second not in the first,
+            each of ``args[var]``'s type.
+
+        Raises:
+            NoCallError: no call has been collected.
+            DDPreconditionError: in modes ``+`` and ``+-`` the empty value
+                FAILs; in modes ``-`` and ``+-`` ``args[var]`` PASSes.
+        """
+        self._require_call()
+        value = args[var]
+        if not _is_reducible(value):
+            raise DDPreconditionError(
+                f"{var} is a {type(value).__name__}; dd reduces a str, bytes, list or tuple"
+            )
+
+        def test(candidate: Sequence[object]) -> Outcome:
+            return self._outcome({**args, var: candidate})
+
+        result = dd_stepwise(_as_sequence(value), test, mode, observe=self._observe(_shown))
+        return result.passing, result.failing, result.difference
+
+    def _observe(self, show: Callable[[Sequence[E]], str]) -> Observer[E] | None:
+        """The trace of ``log=2``: each round's inputs (as ``show`` writes them) and granularity, and each move."""
+        if self.log < 2:
+            return None
+
+        def observe(step: str, passing: Sequence[E], failing: Sequence[E], n: int) -> None:
+            if step == "round":
+                self._say(f"Passing input: {show(passing)}", 2)
+                self._say(f"Failing input: {show(failing)}", 2)
+                self._say(f"Granularity:   {n}", 2)
+            else:
+                self._say(step.capitalize(), 2)
+
+        return observe
+
     def min_args(self) -> dict[str, object]:
         """Arguments that still fail, each reducible one 1-minimal.
 
-        The reducible arguments are minimised with ddmin in turns (in
-        parameter order, the others at their current values) until a whole
-        round shrinks none of them. So removing any single element from any
+        The reducible arguments are minimised with :meth:`dd` in turns (in
+        parameter order, the others at their current values) until each has
+        been minimised since the last change to any other. So removing any single element from any
         one of them makes the failure go away.
 
         Returns:
@@ -411,22 +506,25 @@ class DeltaDebugger:
         if self._min_args is None:
             self._ensure_reproduced()
             current = dict(self._arguments)
-            is_shrinking = True
-            while is_shrinking:
-                is_shrinking = False
-                for name in self._reducible_names():
-                    value = _as_sequence(current[name])
-                    if not value:
-                        continue
-
-                    def test(candidate: Sequence[object], name: str = name) -> Outcome:
-                        return self._outcome({**current, name: candidate})
-
-                    reduced = ddmin(value, test)
-                    if len(reduced) < len(value):
-                        current[name] = reduced
-                        is_shrinking = True
+            # An argument is settled once dd has minimised it with the others
+            # as they are now; a change to another unsettles it again.
+            settled: set[str] = set()
+            while True:
+                name = next(
+                    (n for n in self._reducible_names() if n not in settled and current[n]), None
+                )
+                if name is None:
+                    break
+                self._say(f"Processing {name}...")
+                _, reduced, _ = self.dd(name, current, mode="-")
+                if len(reduced) < len(_as_sequence(current[name])):
+                    current[name] = reduced
+                    settled = set()
+                    self._say(f"Minimized {name} to {_shown(reduced)}")
+                settled.add(name)
             self._min_args = current
+            if current != self._arguments:
+                self._say(f"Minimized failing call to {self._render(current)}")
         return dict(self._min_args)
 
     def max_args(self) -> dict[str, object]:
@@ -436,7 +534,8 @@ class DeltaDebugger:
         elements of all reducible arguments together, starting from the call
         with every reducible argument empty. A joint search makes the result
         1-maximal across arguments, and needs no passing value of one
-        argument to go with the others' values.
+        argument to go with the others' values. The empty start may be
+        UNRESOLVED (``eval('')``): dd needs it only not to fail.
 
         Returns:
             The arguments by parameter name; each reducible one is a
@@ -445,11 +544,12 @@ class DeltaDebugger:
         Raises:
             NoCallError: no call has been collected.
             FailureNotReproducedError: repeating the call does not fail the same way.
-            DDPreconditionError: the call with every reducible argument empty does not pass.
+            DDPreconditionError: the call with every reducible argument empty fails.
         """
         if self._max_args is None:
             result = self._joint_dd("+")
             self._max_args = self._assemble(result.passing)
+            self._say(f"Maximized passing call to {self._render(self._max_args)}")
         return dict(self._max_args)
 
     def min_arg_diff(self) -> tuple[dict[str, object], dict[str, object], dict[str, object]]:
@@ -457,15 +557,16 @@ class DeltaDebugger:
 
         One dd search (mode ``+-``) over the elements of all reducible
         arguments together, between the call with every reducible argument
-        empty (which must pass) and the collected call.
+        empty (which must not fail) and the collected call.
 
         Returns:
             ``(passing_args, failing_args, diff)``: the first two are
-            arguments by name, the first PASSes and the second FAILs, and
-            each reducible argument of the passing call is a subsequence of
-            the failing one's. ``diff`` maps every reducible argument's name
-            to the elements in the failing value but not the passing one (in
-            the argument's type, possibly empty). The difference is
+            arguments by name, the first does not fail (it PASSes, or it is
+            the empty start when that is UNRESOLVED) and the second FAILs,
+            and each reducible argument of the passing call is a subsequence
+            of the failing one's. ``diff`` maps every reducible argument's
+            name to the elements in the failing value but not the passing
+            one (in the argument's type, possibly empty). The difference is
             1-minimal: adding any single one of its elements to the passing
             arguments does not pass, and removing any single one from the
             failing arguments does not fail.
@@ -498,14 +599,16 @@ class DeltaDebugger:
             return self._outcome(self._assemble(candidate))
 
         empty = self._assemble([])
-        outcome = self._outcome(empty)  # cached, so dd's own check costs nothing more
-        if outcome is not Outcome.PASS:
+        if self._outcome(empty) is Outcome.FAIL:  # cached, so dd's own check costs nothing more
             raise DDPreconditionError(
-                f"{'max_args' if mode == '+' else 'min_arg_diff'}() needs a passing start,"
-                f" the call with every reducible argument empty, but {self._render(empty)}"
-                f" is {outcome}"
+                f"{'max_args' if mode == '+' else 'min_arg_diff'}() needs a start that does not"
+                f" fail, the call with every reducible argument empty, but {self._render(empty)}"
+                " fails too; min_args() gives the minimal failing call"
             )
-        return dd(elements, test, mode)
+        self._say("Processing " + ", ".join(self._reducible_names()) + "...")
+        return dd_stepwise(
+            elements, test, mode, observe=self._observe(lambda part: self._render(self._assemble(part)))
+        )
 
     def _assemble(self, elements: Sequence[tuple[str, object]]) -> Arguments:
         """The collected arguments with each reducible one rebuilt from ``elements``."""

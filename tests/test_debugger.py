@@ -136,13 +136,15 @@ def test_min_arg_diff_names_every_reducible_argument() -> None:
     assert passing["count"] == failing["count"] == 3
 
 
-def test_maximising_needs_the_empty_arguments_to_pass() -> None:
+def test_maximising_needs_the_empty_arguments_not_to_fail() -> None:
     with DeltaDebugger() as dd:
         string_error("foo", "xfoox")  # string_error('', '') fails too
     with pytest.raises(DDPreconditionError, match="every reducible argument empty"):
         dd.max_args()
     with pytest.raises(DDPreconditionError, match=r"min_arg_diff\(\)"):
         dd.min_arg_diff()
+    with pytest.raises(DDPreconditionError, match="empty input '' fails"):
+        dd.dd("s1", dd.args(), mode="+")
 
 
 # -- what is collected -----------------------------------------------------------
@@ -384,13 +386,13 @@ def test_log_prints_every_test(capsys: pytest.CaptureFixture[str]) -> None:
         mystery("x(y)")
     dd.min_args()
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == dd.tests
-    assert err[0] == "DeltaDebugger test 1: mystery(inp='x(y)') -> FAIL"
-    assert any(line.endswith("-> PASS") for line in err)
-    assert [line.split(": ", 1)[0] for line in err] == [
-        f"DeltaDebugger test {i}" for i in range(1, dd.tests + 1)
-    ]
-    assert any(line.endswith(": mystery(inp='()') -> FAIL") for line in err)
+    tests = [line for line in err if line.startswith("Test #")]
+    assert len(tests) == dd.tests
+    assert err[0] == "Observed mystery(inp='x(y)') raising ValueError: Invalid input"
+    assert tests[0] == "Test #1 mystery(inp='x(y)'): FAIL (ValueError: Invalid input)"
+    assert [line.split(" ", 2)[1] for line in tests] == [f"#{i}" for i in range(1, dd.tests + 1)]
+    assert "Test #2 mystery(inp=''): PASS" in tests
+    assert err[-2:] == ["Minimized inp to '()'", "Minimized failing call to mystery(inp='()')"]
 
 
 def test_log_shows_the_unresolved_exception(capsys: pytest.CaptureFixture[str]) -> None:
@@ -398,7 +400,7 @@ def test_log_shows_the_unresolved_exception(capsys: pytest.CaptureFixture[str]) 
         parse("<a!")
     dd.min_args()
     err = capsys.readouterr().err
-    assert "-> UNRESOLVED (SyntaxError('no tag'))" in err
+    assert ": UNRESOLVED (SyntaxError: no tag)" in err
 
 
 def test_without_log_nothing_is_printed(capsys: pytest.CaptureFixture[str]) -> None:

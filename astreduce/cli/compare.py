@@ -25,6 +25,8 @@ from astreduce.compare import (
     write_json,
 )
 from astreduce.errors import UsageError
+from astreduce.grammar import Grammar, GrammarSearch
+from astreduce.grammar.search import check_data_oracle
 from astreduce.measure import measure
 from astreduce.oracles.options import build_oracle
 from astreduce.reduce.report import EXIT_INTERRUPTED
@@ -61,6 +63,13 @@ from astreduce.reduce.single import StopRequest
     type=click.Path(dir_okay=False, path_type=Path),
     help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).",
 )
+@click.option(
+    "--grammar",
+    "grammar_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="FILE is data: add a `grammar` row, reduced by its derivation tree under this Lark grammar (the default strategies become lines, chars, tokens).",
+)
+@click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
@@ -71,6 +80,8 @@ def compare_command(
     csv_path: Path | None,
     json_path: Path | None,
     plot_path: Path | None,
+    grammar_path: Path | None,
+    start_rule: str,
     log_x: bool,
     markdown: bool,
     quiet: bool,
@@ -91,6 +102,8 @@ def compare_command(
         options.check()
         if jobs < 1:
             raise UsageError("-j must be at least 1")
+        if grammar_path is not None and strategy_names == ",".join(DEFAULT_STRATEGIES):
+            strategy_names = "lines,chars,tokens"  # the tree strategies read Python, not data
         strategies = [name.strip() for name in strategy_names.split(",") if name.strip()]
         check_strategies(strategies)
         if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
@@ -101,6 +114,10 @@ def compare_command(
             if path is not None:
                 check_output_path(path, file, what=what)
         source = read_source(file)
+        search = None
+        if grammar_path is not None:
+            check_data_oracle(options)
+            search = GrammarSearch(Grammar.load(grammar_path, start_rule), source.text, file.name)
         search_path = str(file.resolve().parent)
         oracle = build_oracle(
             options, source.text, filename=file.name, search_path=search_path, encode=source.encode
@@ -135,6 +152,7 @@ def compare_command(
                     encode=source.encode,
                     stop=stop,
                     on_row=progress,
+                    search=search,
                 )
         except ComparisonStopped as error:
             stopped, rows = error, error.rows

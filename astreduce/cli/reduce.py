@@ -5,7 +5,7 @@ from __future__ import annotations
 import filecmp
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ from astreduce.files import (
     write_atomically,
     write_tree,
 )
+from astreduce.grammar import Grammar, GrammarSearch
+from astreduce.grammar.search import check_data_oracle
 from astreduce.oracles.options import REDUCING
 from astreduce.reduce.report import write_report
 from astreduce.reduce.single import ReduceConfig, Result, reduce_with
@@ -42,6 +44,8 @@ from astreduce.search.strategies import STRATEGIES
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
 @click.option("--exhaustive", is_flag=True, help="In every round of the auto strategy, retry one by one every edit that failed before, not only those whose surroundings changed: 1-minimal in every round, about twice the tests on large inputs.")
+@click.option("--grammar", "grammar_path", type=click.Path(dir_okay=False, path_type=Path), help="FILE is data, not Python: reduce it by its derivation tree under this Lark grammar (Earley), with --run, --test or --differential as the oracle.")
+@click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
@@ -61,8 +65,9 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     oracle); --run CMD gets {dir} (the copy) and {file} (the entry file, else
     the copy); --test SCRIPT gets the copy's folder as its argument.
     """
-    output, in_place, report_path, quiet, debug = (
-        values.pop(name) for name in ("output", "in_place", "report_path", "quiet", "debug")
+    output, in_place, report_path, quiet, debug, grammar_path, start_rule = (
+        values.pop(name)
+        for name in ("output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule")
     )
     with errors(debug):
         transform_names = values.pop("transform_names")
@@ -79,15 +84,39 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
         if len(inputs) == 1 and not inputs[0].is_dir():
             if entry is not None:
                 raise UsageError("--entry goes with a directory or several files, not with one file")
-            _reduce_file(inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
+            grammar = None if grammar_path is None else GrammarInput(grammar_path, start_rule)
+            _reduce_file(inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet, grammar=grammar)
         else:
+            if grammar_path is not None:
+                raise UsageError("--grammar reduces one input file, not a directory or several files")
             _reduce_tree(list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
 
 
+@dataclass(frozen=True)
+class GrammarInput:
+    """``--grammar G.lark --start RULE``: the input is data, reduced by its derivation tree."""
+
+    path: Path
+    start: str
+
+    def search(self, config: ReduceConfig, text: str, filename: str) -> GrammarSearch:
+        """The grammar search over ``text``; checks the oracle, the grammar and the input first."""
+        config.options.check()
+        check_data_oracle(config.options)
+        return GrammarSearch(Grammar.load(self.path, self.start), text, filename)
+
+
 def _reduce_file(
-    file: Path, config: ReduceConfig, *, output: Path | None, in_place: bool, report_path: Path | None, quiet: bool
+    file: Path,
+    config: ReduceConfig,
+    *,
+    output: Path | None,
+    in_place: bool,
+    report_path: Path | None,
+    quiet: bool,
+    grammar: GrammarInput | None = None,
 ) -> None:
-    """``astreduce reduce FILE``."""
+    """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
     if in_place and output is not None:
         raise UsageError("give either --in-place or -o, not both")
     config.options.check()
@@ -103,6 +132,10 @@ def _reduce_file(
             "move it away first, or write elsewhere with -o"
         )
     config = replace(config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode)
+    search = None
+    if grammar is not None:
+        search = grammar.search(config, source.text, file.name)
+        config = replace(config, format=False)  # black would rewrite data
     saved: list[str] = []
 
     def save(text: str) -> None:
@@ -112,7 +145,9 @@ def _reduce_file(
         saved.append(target.name)
 
     result, interrupted = run_reduction(
-        lambda stop, progress: reduce_with(source.text, config, on_improve=save, on_progress=progress, stop=stop),
+        lambda stop, progress: reduce_with(
+            source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search
+        ),
         quiet=quiet,
         target=target,
         has_saved=lambda: bool(saved),

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
@@ -42,6 +42,14 @@ from astreduce.transforms.constants import Recorder, ValueFromTrace
 
 C = TypeVar("C")
 """A candidate: a text, or a tree of files."""
+
+
+class Search(Protocol):
+    """A search that takes the strategy's place (:func:`reduce_with`'s ``search``)."""
+
+    name: str
+
+    def run(self, session: Session) -> None: ...
 
 
 @dataclass
@@ -268,13 +276,19 @@ def reduce_with(
     on_improve: Callable[[str], None] | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
     stop: StopRequest | None = None,
+    search: Search | None = None,
 ) -> Result:
-    """:func:`reduce_source` with its settings gathered in ``config``; ``oracle`` as there."""
+    """:func:`reduce_source` with its settings gathered in ``config``; ``oracle`` as there.
+
+    ``search`` replaces the strategy: it runs on the session instead, and the
+    result names it (``--grammar``: :class:`~astreduce.grammar.GrammarSearch`).
+    """
     started = time.monotonic()
     config.check()
     config.options.check()
     plan, parser = make_plan(config)
-    if config.strategy in ("auto", "hdd", "flat"):
+    strategy = config.strategy if search is None else search.name
+    if search is None and config.strategy in ("auto", "hdd", "flat"):
         check_parses(text, config.filename, parser)
     calibrating = time.monotonic()
     judged: Oracle[str]
@@ -320,7 +334,10 @@ def reduce_with(
         stop._session = session
     try:
         try:
-            run_strategy(config.strategy, session, plan)
+            if search is None:
+                run_strategy(config.strategy, session, plan)
+            else:
+                search.run(session)
         except (KeyboardInterrupt, Interrupted):
             interrupted = True
         finally:
@@ -329,9 +346,7 @@ def reduce_with(
                 stop._session = None
                 interrupted = interrupted or stop.requested
         latest = saved[0] if interrupted and saved else None
-        result = _finish(
-            session, judged, config.strategy, started, format=config.format and not interrupted, latest=latest
-        )
+        result = _finish(session, judged, strategy, started, format=config.format and not interrupted, latest=latest)
     finally:
         judged.close()
         if parser is not None:
