@@ -151,10 +151,55 @@ def check_output_path(target: Path, source: Path | None = None, what: str = "out
         raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
 
 
+def _temporary_prefix(target: Path) -> str:
+    """The start of the name of ``target``'s temporary siblings: this process's pid in it, for :func:`_clear_leftovers`."""
+    return f".{target.name}.{os.getpid()}-"
+
+
+#: Outputs whose leftovers this process has cleared (once per output is enough).
+_CLEARED: set[Path] = set()
+
+
+def _clear_leftovers(target: Path) -> None:
+    """Remove the temporary siblings that an earlier run, killed mid-write (SIGKILL), left beside ``target``.
+
+    A killed process cannot clean up, and ``kill -9`` may fall between the
+    temporary's creation and its rename: its name holds its writer's pid,
+    and a writer that is no longer alive will not finish it.
+    """
+    if target in _CLEARED:
+        return
+    _CLEARED.add(target)
+    pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)-.*\.tmp$")
+    try:
+        siblings = list(target.parent.iterdir())
+    except OSError:
+        return
+    for sibling in siblings:
+        found = pattern.match(sibling.name)
+        if found is None or _alive(int(found.group(1))):
+            continue
+        if sibling.is_dir() and not sibling.is_symlink():
+            shutil.rmtree(sibling, ignore_errors=True)
+        else:
+            sibling.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
 def write_atomically(path: str | Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that no reader ever sees a partial file."""
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    _clear_leftovers(target.absolute())
+    handle, temporary = tempfile.mkstemp(prefix=_temporary_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)  # no fsync: it protects against power loss, not a killed
@@ -298,7 +343,8 @@ def _exchange(a: Path, b: Path) -> bool:
 def write_tree(target: Path, tree: Mapping[str, str], modes: Mapping[str, int] | None = None) -> None:
     """Make the directory ``target`` hold exactly ``tree`` (see the module docstring for how)."""
     modes = modes or {}
-    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    _clear_leftovers(target.absolute())
+    fresh = Path(tempfile.mkdtemp(prefix=_temporary_prefix(target), suffix=".tmp", dir=target.parent))
     try:
         os.chmod(fresh, 0o777 & ~_umask())
         for path, text in tree.items():
@@ -311,7 +357,7 @@ def write_tree(target: Path, tree: Mapping[str, str], modes: Mapping[str, int] |
             shutil.rmtree(fresh, ignore_errors=True)  # now holds the previous result
             return
         if target.is_dir():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            old = Path(tempfile.mkdtemp(prefix=_temporary_prefix(target) + "old-", suffix=".tmp", dir=target.parent))
             os.replace(target, old)  # an empty folder is replaced by a rename
             os.replace(fresh, target)
             shutil.rmtree(old, ignore_errors=True)

@@ -258,3 +258,30 @@ def test_line_and_token_strategies_reduce_input_that_does_not_parse(tmp_path: Pa
     output = (tmp_path / "broken.reduced.py").read_text()
     assert len(output) < len(path.read_text())
     assert last_error(tmp_path / "broken.reduced.py").startswith("SyntaxError")
+
+
+@pytest.mark.parametrize("kind", ["file", "tree"])
+def test_a_write_clears_what_a_killed_writer_left_beside_the_output(tmp_path: Path, kind: str) -> None:
+    """kill -9 between a temporary's creation and its rename leaves it behind (found by bench/chaos.py)."""
+    from astreduce.files import write_atomically, write_tree
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # its pid names a writer that is no longer alive
+    name = "out.py" if kind == "file" else "out"
+    stale_file = tmp_path / f".{name}.{gone.pid}-abc123.tmp"
+    stale_file.write_text("half")
+    stale_dir = tmp_path / f".{name}.{gone.pid}-old-xyz.tmp"
+    (stale_dir / "sub").mkdir(parents=True)
+    live = tmp_path / f".{name}.{os.getppid()}-def456.tmp"  # a writer still at work: left alone
+    live.write_text("busy")
+    other = tmp_path / f".other.py.{gone.pid}-abc.tmp"  # another output's: not ours to judge now
+    other.write_text("x")
+    if kind == "file":
+        write_atomically(tmp_path / name, b"x = 1\n")
+        assert (tmp_path / name).read_bytes() == b"x = 1\n"
+    else:
+        write_tree(tmp_path / name, {"a.py": "x = 1\n"})
+        assert (tmp_path / name / "a.py").read_text() == "x = 1\n"
+    assert not stale_file.exists() and not stale_dir.exists()
+    assert live.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, live.name, other.name])
