@@ -108,6 +108,37 @@ def line_changes(old: str, new: str, path: str = "") -> list[Change]:
     return changes
 
 
+def one_line_changes(old: str, new: str, path: str = "") -> list[Change]:
+    """One change per line removed or added: the changed lines of :func:`unified_diff`, each on its own.
+
+    The lines are those ``patch`` sees: difflib's default matcher, the one
+    :func:`difflib.unified_diff` uses. A removal taken alone keeps the line
+    (a context line in the patch); an addition taken alone goes after the
+    lines its hunk removes, where the patch shows it. Any subset applies.
+    """
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    offsets = line_offsets(a)
+    changes: list[Change] = []
+    matcher = difflib.SequenceMatcher(None, a, b)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        for i in range(i1, i2):
+            edit = Edit(offsets[i], offsets[i + 1], "", len(changes))
+            changes.append(Change(path, (edit,), f"removed line {i + 1}: {_quoted(a[i])}"))
+        for j in range(j1, j2):
+            edit = Edit(offsets[i2], offsets[i2], b[j], len(changes))
+            where = f"before line {i2 + 1}" if i2 < len(a) else "at the end"
+            changes.append(Change(path, (edit,), f"added {where}: {_quoted(b[j])}"))
+    return changes
+
+
+def _quoted(line: str) -> str:
+    text = line.strip()
+    return f"`{text[:60]}{'...' if len(text) > 60 else ''}`"
+
+
 def tree_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]:
     """One change per file added, removed or changed, in path order."""
     changes = []

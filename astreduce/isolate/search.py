@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,17 @@ from astreduce.dd import Outcome, dd
 from astreduce.errors import DDPreconditionError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import FileTree, read_source, read_tree
 from astreduce.isolate.align import file_changes
-from astreduce.isolate.candidates import Bounds, CandidateTrees
-from astreduce.isolate.changes import GRANULARITIES, Change, Granularity, apply_changes, changed_lines, tree_changes, unified_diff
+from astreduce.isolate.candidates import Bounds, Build, CandidateTrees
+from astreduce.isolate.changes import (
+    GRANULARITIES,
+    Change,
+    Granularity,
+    apply_changes,
+    changed_lines,
+    one_line_changes,
+    tree_changes,
+    unified_diff,
+)
 from astreduce.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions, build_oracle
@@ -86,6 +95,11 @@ class IsolationResult:
     interrupted: bool = False
     """Stopped before the end: the passing and failing versions so far, both tested; ``requires``
     holds every passing change when the stop came before the search for them."""
+    isolated_changes: list[Change] = field(default_factory=list)
+    """The changes of the patch on OLD (:attr:`isolated_diff`): split down to single lines when
+    the search refines, else the difference and what it requires."""
+    coarse: FileTree = field(default_factory=dict)
+    """OLD with the difference and what it requires, before they were split: the patch without refinement."""
 
     @property
     def diff(self) -> str:
@@ -101,6 +115,11 @@ class IsolationResult:
     def diff_lines(self) -> int:
         """Lines removed plus lines added by :attr:`diff`."""
         return changed_lines(self.passing, self.failing)
+
+    @property
+    def isolated_lines(self) -> int:
+        """Lines removed plus lines added by :attr:`isolated_diff`, the patch on OLD."""
+        return changed_lines(self.old, self.isolated)
 
     def _text(self, tree: FileTree) -> str:
         if self.single is None:
@@ -129,6 +148,7 @@ def isolate(
     jobs: int = 1,
     filename: str = "candidate.py",
     stop: StopRequest | None = None,
+    refine: bool = True,
 ) -> IsolationResult:
     """Isolate the changes from ``old_text`` (passes) to ``new_text`` (fails) that make it fail.
 
@@ -140,6 +160,8 @@ def isolate(
         jobs: candidates tested at once; the result is the same for every value.
         filename: the file's name (decides whether it is Python, names it in diffs).
         stop: lets a signal handler stop the search between two tests.
+        refine: split the isolated changes into statements, then lines, until
+            the patch on OLD is 1-minimal by lines; else stop at ``granularity``.
 
     Raises:
         NotReproducibleError: OLD does not pass or NEW does not fail.
@@ -148,7 +170,7 @@ def isolate(
     """
     name = filename or "candidate.py"
     return isolate_trees(
-        {name: old_text}, {name: new_text}, FileOracle(oracle, name), granularity, jobs=jobs, single=name, stop=stop
+        {name: old_text}, {name: new_text}, FileOracle(oracle, name), granularity, jobs=jobs, single=name, stop=stop, refine=refine
     )
 
 
@@ -161,8 +183,12 @@ def isolate_trees(
     jobs: int = 1,
     single: str | None = None,
     stop: StopRequest | None = None,
+    refine: bool = True,
 ) -> IsolationResult:
     """:func:`isolate` for two versions of a package (``read_tree``): by files, then within them.
+
+    With ``refine``, the files of the patch on OLD are then split into
+    statements and lines (files added or removed stay whole).
 
     Raises:
         NotReproducibleError: OLD does not pass or NEW does not fail.
@@ -188,7 +214,7 @@ def isolate_trees(
     if stop is not None:
         stop.attach(search.trees.session)
     try:
-        search.run(new, granularity, single)
+        search.run(new, granularity, single, refine)
     except (KeyboardInterrupt, Interrupted):
         interrupted = True
     finally:
@@ -212,6 +238,20 @@ def isolate_trees(
 #: Up to this many candidate requirements are trimmed one at a time; more go to ddmin.
 TRIM_LIMIT = 8
 
+#: How the changes within one file are made: (OLD text, other text, path) -> changes.
+Split = Callable[[str, str, str], list[Change]]
+
+#: The levels that split the patch on OLD after each granularity: HDD's finer levels, down to single lines.
+FINER: dict[str, tuple[Granularity, ...]] = {"functions": ("statements", "lines"), "statements": ("lines",), "lines": ("lines",)}
+
+#: A finer level with more changes than this is swept (:func:`_sweep`), else it goes to ddmin, whose
+#: small subsets find smaller results (``configparser_readfp``: 1 line against 6) but whose
+#: complements cost several times more tests when many changes are needed.
+SWEEP_ABOVE = 24
+
+#: Rounds of ddmin at one finer level when the result's own changes, split again, differ from it.
+NARROW_ROUNDS = 3
+
 
 class _Search:
     """One isolation's levels of dd, and where they stand: what :meth:`result` reports, finished or not."""
@@ -229,24 +269,86 @@ class _Search:
         """The requirement search's: its failing side is the smallest known set of passing changes needed."""
         self.current: tuple[str, int, int, int, float] | None = None
         """The level under way: its name, changes, and the counters and clock when it began."""
+        self.isolated: list[Change] | None = None
+        """The changes of the patch on OLD, once the requirements are known; then split finer, level by level."""
+        self.narrowing: Bounds | None = None
+        """The finer level's: its failing side is the smallest patch on OLD known at that level."""
 
-    def run(self, new: FileTree, granularity: Granularity, single: str | None) -> None:
+    def run(self, new: FileTree, granularity: Granularity, single: str | None, refine: bool) -> None:
         old = self.old
+        python_only = single is None  # a file of a tree is Python by its name; a single file whenever it parses
         if single is None:
             files = tree_changes(old, new)
             passing, difference = self._level("files", files)
             self.base, self.bounds = passing, Bounds([], difference)  # as one: a stop sees a consistent pair
-            elements: list[Change] = []
-            for change in difference:
-                before, after = old.get(change.path, ""), new.get(change.path, "")
-                if change.presence is None and "\0" not in before + after:
-                    elements += file_changes(before, after, granularity, change.path, python_only=True)
-                else:  # added, removed, or binary: the file stays whole
-                    elements.append(change)
+            elements = _within(old, new, difference, lambda a, b, path: file_changes(a, b, granularity, path, python_only=True))
         else:
             elements = file_changes(old[single], new[single], granularity, single)
         self._level(granularity, elements)
         self._requirements()
+        self.isolated = self._coarse()
+        for finer in FINER[granularity] if refine else ():
+            if finer == "statements":
+                self._narrow("statements on OLD", lambda a, b, path: file_changes(a, b, "statements", path, python_only=python_only))
+            else:
+                with self.trees.parsing_only():  # most subsets of lines are broken: a parse, not a test
+                    self._narrow("lines on OLD", one_line_changes)
+
+    def _narrow(self, name: str, split: Split) -> None:
+        """ddmin (or a sweep) over the patch on OLD split finer (HDD's next level), applied to OLD alone.
+
+        The elements are the changes from OLD to the patch's version, made by
+        ``split``; the result's own changes, split again, may differ from it
+        (difflib aligns a smaller change differently), so ddmin runs again on
+        those until they agree: then the patch that is written is 1-minimal in
+        the changes it shows.
+        """
+        old = self.old
+        assert self.isolated is not None
+        found = self.isolated
+        target = apply_changes(old, found)
+        elements = _within(old, target, tree_changes(old, target), split)
+        self._begin(name, len(elements))
+        for _ in range(NARROW_ROUNDS):
+            self.narrowing = bounds = Bounds([], list(elements), grows=False)
+
+            def build(config: Sequence[Change]) -> FileTree:
+                return apply_changes(old, config)
+
+            if len(elements) <= SWEEP_ABOVE:
+                found = self._minimise(elements, build, bounds, "the patch on OLD")
+            else:
+                found = _sweep(elements, lambda trials: self.trees.outcomes(trials, build, bounds))
+            self.isolated, self.narrowing = found, None
+            target = apply_changes(old, found)
+            elements = _within(old, target, tree_changes(old, target), split)
+            if _edits(elements) == _edits(found):
+                break
+        self._end(len(found))
+
+    def _minimise(self, pool: list[Change], build: Build, bounds: Bounds, what: str) -> list[Change]:
+        """ddmin over ``pool`` (all of it fails): a 1-minimal failing subset, each outcome also to ``bounds``."""
+        trees = self.trees
+
+        def test(config: Sequence[Change]) -> Outcome:
+            return trees.outcome(config, build, bounds)
+
+        def batch(configs: list[Sequence[Change]]) -> Iterator[Outcome]:
+            return trees.outcomes(configs, build, bounds)
+
+        try:
+            result = dd(pool, test, "-", batch=batch if trees.jobs > 1 else None)
+        except DDPreconditionError as error:
+            raise NotReproducibleError(f"the oracle changed its mind about {what} ({error}); is it flaky?") from None
+        trees.hits += result.cache_hits
+        return list(result.failing)
+
+    def _coarse(self) -> list[Change]:
+        """The difference and the passing changes it requires, in the order of the changes: the patch before splitting."""
+        passing_changes, difference = self.passing_changes, self.difference
+        requires = self.required.failing if self.required is not None else passing_changes
+        order = {id(c): i for i, c in enumerate(passing_changes + difference)}
+        return sorted(requires + difference, key=lambda c: order[id(c)])
 
     def _level(self, name: str, elements: list[Change]) -> tuple[list[Change], list[Change]]:
         """dd ``+-`` over ``elements`` applied to OLD on top of :attr:`base`: (passing, difference)."""
@@ -296,26 +398,15 @@ class _Search:
             self._end(0)
             return
 
-        def test(config: Sequence[Change]) -> Outcome:
-            return trees.outcome(config, build, required)
-
-        def batch(configs: list[Sequence[Change]]) -> Iterator[Outcome]:
-            return trees.outcomes(configs, build, required)
-
         pool = passing
         guess = _definitions_used(old, passing, difference)
-        if guess and len(guess) < len(passing) and test(guess) is Outcome.FAIL:
+        if guess and len(guess) < len(passing) and trees.outcome(guess, build, required) is Outcome.FAIL:
             pool = guess
         if len(pool) <= TRIM_LIMIT:
             # few changes, most of them needed: one removal at a time beats ddmin's halving
             found = _trim(pool, lambda trials: trees.outcomes(trials, build, required))
         else:
-            try:
-                result = dd(pool, test, "-", batch=batch if trees.jobs > 1 else None)
-            except DDPreconditionError as error:
-                raise NotReproducibleError(f"the oracle changed its mind about the failing version ({error}); is it flaky?") from None
-            trees.hits += result.cache_hits
-            found = list(result.failing)
+            found = self._minimise(pool, build, required, "the failing version")
         required.failing = found
         self._end(len(found))
 
@@ -344,10 +435,11 @@ class _Search:
         old, trees = self.old, self.trees
         passing_changes, difference = self.passing_changes, self.difference
         requires = self.required.failing if self.required is not None else passing_changes
+        coarse = self._coarse()
+        isolated_changes = self.narrowing.failing if self.narrowing is not None else self.isolated or coarse
         if self.current is not None:  # stopped within a level
-            self._end(len(requires) if self.current[0] == "requires" else len(difference))
-        order = {id(c): i for i, c in enumerate(passing_changes + difference)}
-        isolated_changes = sorted(requires + difference, key=lambda c: order[id(c)])
+            name = self.current[0]
+            self._end(len(requires) if name == "requires" else len(isolated_changes) if self.narrowing else len(difference))
         return IsolationResult(
             granularity=granularity,
             old=old,
@@ -359,6 +451,8 @@ class _Search:
             passing=apply_changes(old, passing_changes),
             failing=apply_changes(old, passing_changes + difference),
             isolated=apply_changes(old, isolated_changes),
+            isolated_changes=isolated_changes,
+            coarse=apply_changes(old, coarse),
             tests=trees.tests,
             cache_hits=trees.cache_hits,
             unresolved=trees.unresolved,
@@ -369,35 +463,90 @@ class _Search:
         )
 
 
-def _trim(changes: list[Change], outcomes: Callable[[list[list[Change]]], Iterator[Outcome]]) -> list[Change]:
+def _within(old: FileTree, new: FileTree, files: Iterable[Change], split: Split) -> list[Change]:
+    """The changes within each of ``files`` (changes of whole files) made by ``split``.
+
+    A file added, removed or binary stays whole: one change.
+    """
+    elements: list[Change] = []
+    for change in files:
+        before, after = old.get(change.path, ""), new.get(change.path, "")
+        if change.presence is None and "\0" not in before + after:
+            elements += split(before, after, change.path)
+        else:
+            elements.append(change)
+    return elements
+
+
+def _edits(changes: Iterable[Change]) -> list[tuple[str, int, int, str]]:
+    """What ``changes`` do, whatever their grouping and labels: every edit, in order."""
+    return sorted((change.path, edit.start, edit.end, edit.text) for change in changes for edit in change.edits)
+
+
+#: How a sweep reads outcomes: an ordered batch of configurations in, their outcomes out, lazily.
+Outcomes = Callable[[list[list[Change]]], Iterator[Outcome]]
+
+
+def _first_failing(trials: list[list[Change]], outcomes: Outcomes) -> int | None:
+    """The index of the first of ``trials`` that FAILs; the ones after it are never waited for."""
+    results = outcomes(trials)
+    try:
+        for offset, outcome in enumerate(results):
+            if outcome is Outcome.FAIL:
+                return offset
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    return None
+
+
+def _trim(changes: list[Change], outcomes: Outcomes, *, grow: bool = False) -> list[Change]:
     """Remove one change at a time, in one sweep, while the rest still FAILs.
 
     Each kept change was needed when it was tried (against a superset of the
     result), so the result is 1-minimal when the oracle is monotone on these
     configurations; a second sweep would cost as many tests as changes kept.
     The remaining removals go to ``outcomes`` as one ordered batch; the first
-    that FAILs is taken and the sweep goes on from there.
+    that FAILs is taken and the sweep goes on from there. With ``grow``, a
+    second removal in a row at one place tries runs of 2, 4, 8 ... changes
+    there (a comment block, a docstring, a helper's body), as shrinkray and
+    Hypothesis grow a successful deletion.
     """
     kept = list(changes)
     position = 0
+    streak = 0
     while position < len(kept) and len(kept) > 1:
         trials = [kept[:i] + kept[i + 1 :] for i in range(position, len(kept))]
-        results = outcomes(trials)
-        found = None
-        try:
-            for offset, outcome in enumerate(results):
-                if outcome is Outcome.FAIL:
-                    found = offset
-                    break
-        finally:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
+        found = _first_failing(trials, outcomes)
         if found is None:
             break
         kept = trials[found]
+        streak = streak + 1 if found == 0 else 1
         position += found
+        size = 2
+        while grow and streak >= 2 and position + size <= len(kept) and len(kept) > size:
+            run = kept[:position] + kept[position + size :]
+            if _first_failing([run], outcomes) is None:
+                break
+            kept, size = run, size * 2
     return kept
+
+
+def _sweep(changes: list[Change], outcomes: Outcomes) -> list[Change]:
+    """:func:`_trim` (growing runs) until a sweep removes nothing: then the result is 1-minimal.
+
+    For the finest levels, where many of the changes are needed: ddmin's
+    complements of one or two changes, repeated after every success, cost
+    several times more there (614 tests against 190 on ``statistics_stdev``'s
+    lines). The last sweep tries every single removal against the result itself.
+    """
+    kept = list(changes)
+    while True:
+        trimmed = _trim(kept, outcomes, grow=True)
+        if len(trimmed) == len(kept):
+            return kept
+        kept = trimmed
 
 
 _DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
