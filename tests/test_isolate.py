@@ -22,6 +22,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -424,8 +425,8 @@ def test_old_must_pass_and_new_must_fail() -> None:
 
 # --- real releases of real modules ----------------------------------------------------------
 
-#: (case, granularity, changes, tests, seconds, diff lines, isolated changes)
-FIGURES: list[tuple[str, str, int, int, float, int, int]] = []
+#: (case, granularity (+ " refined"), changes, tests, seconds, diff lines, isolated changes, patch lines on OLD)
+FIGURES: list[tuple[str, str, int, int, float, int, int, int]] = []
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -434,11 +435,11 @@ def figures_table(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if not FIGURES:
         return
-    header = ("case", "granularity", "changes", "tests", "seconds", "diff lines", "isolated")
-    ordered = sorted(FIGURES, key=lambda row: (row[0], [str(g) for g in GRANULARITIES].index(row[1])))
+    header = ("case", "granularity", "changes", "tests", "seconds", "diff lines", "isolated", "patch lines")
+    ordered = sorted(FIGURES, key=lambda row: (row[0], [str(g) for g in GRANULARITIES].index(row[1].split()[0]), row[1]))
     rows = [header] + [
-        (case, granularity, str(changes), str(tests), f"{seconds:.1f}", str(lines), str(isolated))
-        for case, granularity, changes, tests, seconds, lines, isolated in ordered
+        (case, granularity, str(changes), str(tests), f"{seconds:.1f}", str(lines), str(isolated), str(patch))
+        for case, granularity, changes, tests, seconds, lines, isolated, patch in ordered
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     text = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
@@ -453,7 +454,9 @@ def figures_table(request: pytest.FixtureRequest) -> Iterator[None]:
             reporter.write_line(line)
 
 
-def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, ...]) -> dict[str, IsolationResult]:
+def isolate_release(
+    case: Any, folder: Path, granularities: tuple[Granularity, ...], *, refine: bool = False
+) -> dict[str, IsolationResult]:
     """Isolate a release case at each granularity, check each result, record its figures."""
     old_path, new_path, check_path = built(case, folder)
     old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
@@ -462,13 +465,17 @@ def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, .
     results: dict[str, IsolationResult] = {}
     for granularity in granularities:
         started = time.monotonic()
-        result = isolate(old, new, oracle, granularity, jobs=2, filename=name)
+        result = isolate(old, new, oracle, granularity, jobs=2, filename=name, refine=refine)
         seconds = time.monotonic() - started
         results[granularity] = result
-        isolated = len(result.difference) + len(result.requires)
-        FIGURES.append((case.name, granularity, len(result.changes), result.tests, seconds, result.diff_lines, isolated))
+        isolated = len(result.isolated_changes)
+        label = f"{granularity} refined" if refine else granularity
+        FIGURES.append((case.name, label, len(result.changes), result.tests, seconds, result.diff_lines, isolated, result.isolated_lines))
         assert result.verified, granularity
-        assert result.isolated == apply_changes(result.old, result.requires + result.difference)
+        assert result.coarse == apply_changes(result.old, result.requires + result.difference)
+        assert result.isolated == apply_changes(result.old, result.isolated_changes)
+        if not refine:
+            assert result.isolated == result.coarse
         # the isolated patch, applied alone to OLD with patch(1), reproduces the failure when run
         again = patched(folder / granularity, {name: old}, result.isolated_diff)[name]
         assert again == result.isolated_text
@@ -478,6 +485,7 @@ def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, .
             assert line in result.isolated_diff, (granularity, line)
         # a small part of the whole change
         assert result.diff_lines * 10 < changed_lines(result.old, result.new), granularity
+        assert result.refined is refine
     return results
 
 
@@ -493,6 +501,120 @@ def test_release_case_by_statements(case: Any, tmp_path: Path, request: pytest.F
     if "slow" not in str(request.config.getoption("markexpr")):
         pytest.skip("statements on the release cases: run with -m slow")
     isolate_release(case, tmp_path, ("statements",))
+
+
+# --- the patch on OLD, 1-minimal by lines ----------------------------------------------------
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_patch_lines(diff: str) -> list[int]:
+    """Indices (into ``diff.splitlines(keepends=True)``) of its changed lines: ``-`` and ``+`` in hunks."""
+    return [
+        index
+        for index, line in enumerate(diff.splitlines(keepends=True))
+        if line[:1] in "+-" and not line.startswith(("--- ", "+++ "))
+    ]
+
+
+def without_line(diff: str, index: int) -> str:
+    """``diff`` with its changed line at ``index`` taken back, as a user would edit the patch.
+
+    An added line is dropped; a removed line becomes context (the line stays).
+    The hunk's header gets the new count of lines on NEW's side. Written
+    here from the patch format alone, not from astreduce's changes.
+    """
+    lines = diff.splitlines(keepends=True)
+    line = lines[index]
+    header = max(i for i in range(index) if lines[i].startswith("@@ "))
+    match = _HUNK.match(lines[header])
+    assert match is not None, lines[header]
+    old_start, old_count, new_start, new_count = match.groups()
+    count = int(new_count if new_count is not None else 1)
+    if line.startswith("+"):
+        count -= 1
+        drop = 2 if index + 1 < len(lines) and lines[index + 1].startswith("\\") else 1
+        lines[index : index + drop] = []
+    else:
+        count += 1
+        lines[index] = " " + line[1:]
+    old = old_start if old_count is None else f"{old_start},{old_count}"
+    lines[header] = f"@@ -{old} +{new_start},{count} @@" + lines[header][match.end() :]
+    return _without_empty_hunks(lines)
+
+
+def _without_empty_hunks(lines: list[str]) -> str:
+    """The patch without hunks that change nothing (``patch`` calls them malformed), nor files left without hunks."""
+    kept: list[str] = []
+    hunk: list[str] = []
+    files: list[str] = []
+
+    def close_hunk() -> None:
+        if any(line[:1] in "+-" for line in hunk[1:]):
+            kept.extend(files)
+            files.clear()
+            kept.extend(hunk)
+        hunk.clear()
+
+    for line in lines:
+        if line.startswith("--- "):
+            close_hunk()
+            files[:] = [line]
+        elif line.startswith("+++ ") and files and not hunk:
+            files.append(line)
+        elif line.startswith("@@ "):
+            close_hunk()
+            hunk.append(line)
+        else:
+            hunk.append(line)
+    close_hunk()
+    return "".join(kept)
+
+
+def check_one_minimal_by_lines(case: Any, folder: Path) -> IsolationResult:
+    """The patch on OLD applies with ``patch -p1``, reproduces, and taking back any one of its lines does not."""
+    results = isolate_release(case, folder, ("functions",), refine=True)
+    result = results["functions"]
+    old_path, new_path, check_path = built(case, folder / "again")
+    name = new_path.name
+    old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
+    oracle = exec_oracle(new, check, name)
+    diff = result.isolated_diff
+    changed = changed_patch_lines(diff)
+    assert len(changed) == result.isolated_lines == len(result.isolated_changes) > 0
+    assert result.isolated_lines <= changed_lines(result.old, result.coarse)
+    assert oracle.judge(patched(folder / "whole", {name: old}, diff)[name]).outcome is Outcome.FAIL
+    for number, index in enumerate(changed):
+        edited = without_line(diff, index)
+        variant = patched(folder / f"without-{number}", {name: old}, edited)[name] if edited else old
+        verdict = oracle.judge(variant)
+        assert verdict.outcome is not Outcome.FAIL, (diff.splitlines()[index], verdict.run.describe())
+    return result
+
+
+def test_without_line_edits_a_patch_as_patch_reads_it(tmp_path: Path) -> None:
+    old = {"m.py": "a = 1\nb = 2\nc = 3\n"}
+    new = {"m.py": "a = 1\nb = 20\nc = 3\nd = 4\n"}
+    diff = unified_diff(old, new)
+    changed = changed_patch_lines(diff)
+    assert [diff.splitlines()[i] for i in changed] == ["-b = 2", "+b = 20", "+d = 4"]
+    variants = [patched(tmp_path / str(i), old, without_line(diff, i))["m.py"] for i in changed]
+    assert variants == ["a = 1\nb = 2\nb = 20\nc = 3\nd = 4\n", "a = 1\nc = 3\nd = 4\n", "a = 1\nb = 20\nc = 3\n"]
+    one = unified_diff(old, {"m.py": "a = 1\nb = 2\nc = 3\nd = 4\n"})
+    assert without_line(one, changed_patch_lines(one)[0]) == ""
+
+
+#: Release cases whose refined isolation takes more than a few seconds (hundreds of tests).
+LONG_REFINED = {"statistics_stdev", "calendar_weekday_enum"}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(case, marks=[pytest.mark.slow] if case.name in LONG_REFINED else []) for case in [*RELEASE_CASES, DEPENDENCY]],
+    ids=[case.name for case in [*RELEASE_CASES, DEPENDENCY]],
+)
+def test_patch_on_old_is_one_minimal_by_lines(case: Any, tmp_path: Path) -> None:
+    check_one_minimal_by_lines(case, tmp_path)
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -512,8 +634,16 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert result.stdout.startswith("--- a/report.py\n+++ b/report.py\n@@ ")
     assert "astreduce: 1-minimal difference: 1 change(s), 2 lines" in result.stderr
     passing, failing = tmp_path / "found.passing.py", tmp_path / "found.failing.py"
-    isolated = tmp_path / "found.isolated.diff"
-    assert passing.is_file() and failing.is_file() and isolated.is_file()
+    minimal = tmp_path / "found.minimal-difference.diff"
+    assert passing.is_file() and failing.is_file() and minimal.is_file()
+    assert not (tmp_path / "found.isolated.diff").exists()  # -o is the patch on OLD
+    # -o holds the patch on OLD; the 1-minimal difference passing -> failing goes beside it
+    assert minimal.read_text(encoding="utf-8") == unified_diff(
+        {"report.py": passing.read_text(encoding="utf-8")}, {"report.py": failing.read_text(encoding="utf-8")}
+    )
+    for line in DEPENDENCY.contains:
+        assert line in result.stdout, line
+    assert "patch on OLD (1-minimal by lines): 4 changed lines (11 before splitting)" in result.stderr
     program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
     ok = subprocess.run([sys.executable, "-c", program, str(passing), str(check)], capture_output=True, text=True, check=False)
     assert ok.returncode == 0, ok.stderr
@@ -526,7 +656,11 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert data["diff_lines"] == data["difference"]["lines"] == 2
     for which in ("passing", "failing", "isolated"):
         assert {"bytes", "lines", "tokens", "changes", "path"} <= set(data[which])
-    assert data["requires"]["changes"] == 1 and data["isolated"]["path"] == str(isolated)
+    assert data["requires"]["changes"] == 1 and data["isolated"]["path"] == str(out)
+    assert data["difference"]["path"] == str(minimal)
+    assert data["isolated"]["refined"] is True and data["isolated"]["lines"] == data["isolated"]["changes"] == 4
+    assert data["isolated"]["unrefined"] == {"changes": 2, "lines": 11}
+    assert [level["name"] for level in data["levels"]] == ["functions", "requires", "statements on OLD", "lines on OLD"]
     assert {"cache_hits", "seconds", "oracle_seconds", "unresolved"} <= set(data)
 
 
@@ -613,8 +747,9 @@ def test_packages_by_file_then_within_files(package: tuple[Path, Path], oracle_a
     assert "return math.floor(price) * quantity" in read_tree(failing)["shop/pricing.py"]
     assert run_python("import runpy; runpy.run_path('main.py')", passing).returncode == 0
     assert "AssertionError: total is 25.0" in run_python("import runpy; runpy.run_path('main.py')", failing).stderr
-    # the isolated patch alone makes OLD fail
-    again = patched(tmp_path / "patched", dict(PACKAGE_OLD), (tmp_path / "found.isolated.diff").read_text(encoding="utf-8"))
+    # the isolated patch (-o) alone makes OLD fail
+    assert out.read_text(encoding="utf-8") == result.stdout
+    again = patched(tmp_path / "patched", dict(PACKAGE_OLD), out.read_text(encoding="utf-8"))
     assert "AssertionError: total is 25.0" in run_python("import runpy; runpy.run_path('main.py')", tmp_path / "patched").stderr
     assert again["shop/pricing.py"].startswith("import math\n")
     # a second run replaces the versions it wrote
@@ -678,7 +813,10 @@ def test_sigint_stops_between_two_tests_and_keeps_the_versions_so_far(jobs: int,
     assert "astreduce: interrupted; best result so far (verified) written to " in stderr, stderr
     passing, failing = tmp_path / "new.passing.py", tmp_path / "new.failing.py"
     assert passing.is_file() and failing.is_file()
-    assert stdout == unified_diff({"new.py": passing.read_text(encoding="utf-8")}, {"new.py": failing.read_text(encoding="utf-8")})
+    # stopped in the first level: the patch on OLD so far is the whole failing version
+    assert stdout == unified_diff({"new.py": old}, {"new.py": failing.read_text(encoding="utf-8")})
+    minimal = (tmp_path / "new.minimal-difference.diff").read_text(encoding="utf-8")
+    assert minimal == unified_diff({"new.py": passing.read_text(encoding="utf-8")}, {"new.py": failing.read_text(encoding="utf-8")})
     program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
     ran = subprocess.run([sys.executable, "-c", program, str(failing), str(check)], capture_output=True, text=True, check=False)
     assert "AssertionError: four changed" in ran.stderr

@@ -100,6 +100,10 @@ class IsolationResult:
     the search refines, else the difference and what it requires."""
     coarse: FileTree = field(default_factory=dict)
     """OLD with the difference and what it requires, before they were split: the patch without refinement."""
+    refined: bool = False
+    """The patch on OLD was split down to single lines and is 1-minimal by them (not when stopped before)."""
+    syntax_rejections: int = 0
+    """Candidates UNRESOLVED without a test because a Python file did not parse."""
 
     @property
     def diff(self) -> str:
@@ -273,6 +277,8 @@ class _Search:
         """The changes of the patch on OLD, once the requirements are known; then split finer, level by level."""
         self.narrowing: Bounds | None = None
         """The finer level's: its failing side is the smallest patch on OLD known at that level."""
+        self.refined = False
+        """The last finer level (single lines) ran to its end."""
 
     def run(self, new: FileTree, granularity: Granularity, single: str | None, refine: bool) -> None:
         old = self.old
@@ -293,6 +299,7 @@ class _Search:
             else:
                 with self.trees.parsing_only():  # most subsets of lines are broken: a parse, not a test
                     self._narrow("lines on OLD", one_line_changes)
+                self.refined = True
 
     def _narrow(self, name: str, split: Split) -> None:
         """ddmin (or a sweep) over the patch on OLD split finer (HDD's next level), applied to OLD alone.
@@ -460,6 +467,8 @@ class _Search:
             oracle_seconds=trees.session.oracle_seconds,
             levels=self.levels,
             single=single,
+            refined=self.refined,
+            syntax_rejections=trees.syntax_rejections,
         )
 
 
@@ -624,6 +633,7 @@ def isolate_paths(
     jobs: int = 1,
     entry: str | None = None,
     stop: StopRequest | None = None,
+    refine: bool = True,
 ) -> IsolationResult:
     """Isolate between two files or two folders, building the oracle from ``options`` on NEW.
 
@@ -644,7 +654,7 @@ def isolate_paths(
         old_tree, new_tree = read_tree(old), read_tree(new)
         oracle = DirectoryOracle(options, entry)
         oracle.calibrate(new_tree)
-        return isolate_trees(old_tree, new_tree, oracle, granularity, jobs=jobs, stop=stop)
+        return isolate_trees(old_tree, new_tree, oracle, granularity, jobs=jobs, stop=stop, refine=refine)
     if entry is not None:
         raise UsageError("--entry goes with directories; for files the file itself runs")
     old_source, new_source = read_source(old), read_source(new)
@@ -658,7 +668,9 @@ def isolate_paths(
         reason = str(error).removeprefix("input does not reproduce: ").replace("exception to reduce for", "exception to isolate for")
         raise NotReproducibleError(f"NEW does not fail: {reason}") from None
     try:
-        return isolate(old_source.text, new_source.text, text_oracle, granularity, jobs=jobs, filename=new.name, stop=stop)
+        return isolate(
+            old_source.text, new_source.text, text_oracle, granularity, jobs=jobs, filename=new.name, stop=stop, refine=refine
+        )
     finally:
         text_oracle.close()
 
@@ -690,16 +702,25 @@ def isolation_report(result: IsolationResult, old: str, new: str, outputs: Mappi
             for s in result.levels
         ],
         "diff_lines": result.diff_lines,
-        "difference": {"changes": len(result.difference), "lines": result.diff_lines, "labels": [c.describe() for c in result.difference]},
+        "difference": {
+            "changes": len(result.difference),
+            "lines": result.diff_lines,
+            "labels": [c.describe() for c in result.difference],
+            "path": outputs.get("difference"),
+        },
         "requires": {"changes": len(result.requires), "labels": [c.describe() for c in result.requires]},
         "passing": {**_tree_figures(result.passing), "changes": len(result.passing_changes), "path": outputs.get("passing")},
         "failing": {**_tree_figures(result.failing), "changes": len(result.passing_changes) + len(result.difference), "path": outputs.get("failing")},
         "isolated": {
             **_tree_figures(result.isolated),
-            "changes": len(result.difference) + len(result.requires),
-            "lines": changed_lines(result.old, result.isolated),
+            "changes": len(result.isolated_changes),
+            "lines": result.isolated_lines,
             "path": outputs.get("isolated"),
+            "labels": [c.describe() for c in result.isolated_changes],
+            "refined": result.refined,
+            "unrefined": {"changes": len(result.difference) + len(result.requires), "lines": changed_lines(result.old, result.coarse)},
         },
+        "syntax_rejections": result.syntax_rejections,
         "old_size": _tree_figures(result.old),
         "new_size": _tree_figures(result.new),
         "verified": result.verified,
