@@ -36,7 +36,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.cli.isolate import isolate_command
+from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
+from astreduce.files import read_tree
 from astreduce.isolate import (
     GRANULARITIES,
     Granularity,
@@ -51,8 +53,6 @@ from astreduce.isolate import (
     tree_changes,
     unified_diff,
 )
-from astreduce.cli.isolate import isolate_command
-from astreduce.files import read_tree
 from astreduce.oracles import Oracle, Run, Verdict
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.outcome import Outcome
@@ -602,6 +602,62 @@ def test_without_line_edits_a_patch_as_patch_reads_it(tmp_path: Path) -> None:
     assert variants == ["a = 1\nb = 2\nb = 20\nc = 3\nd = 4\n", "a = 1\nc = 3\nd = 4\n", "a = 1\nb = 20\nc = 3\n"]
     one = unified_diff(old, {"m.py": "a = 1\nb = 2\nc = 3\nd = 4\n"})
     assert without_line(one, changed_patch_lines(one)[0]) == ""
+
+
+THREE_OLD = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n\n\nX = 1\n"
+THREE_NEW = "def f():\n    a = 10\n    b = 20\n    c = 30\n    return a\n\n\nX = 2\n"
+
+
+class NeedsB:
+    """FAIL when ``b = 20`` is in the text; with ``interrupt``, the first candidate that splits f's change is a Ctrl-C."""
+
+    identity = "needs-b"
+
+    def __init__(self, interrupt: bool = False) -> None:
+        self.interrupt = interrupt
+
+    def judge(self, text: str) -> Verdict:
+        if self.interrupt and "b = 20" in text and "c = 30" not in text:
+            self.interrupt = False
+            raise KeyboardInterrupt
+        if "b = 20" in text:
+            return Verdict(Outcome.FAIL, Run("exception", exception="AssertionError"))
+        return Verdict(Outcome.PASS, Run("ok"))
+
+    def calibrate(self, text: str) -> Verdict:
+        return self.judge(text)
+
+    def start(self, text: str) -> Any:
+        raise AssertionError("-j 1 judges one at a time")
+
+    def close(self) -> None:
+        pass
+
+
+def test_functions_split_into_statements_then_lines() -> None:
+    result = isolate(THREE_OLD, THREE_NEW, NeedsB(), "functions", filename="m.py")
+    assert [c.label for c in result.difference] == ["def f: 3 changes"]
+    assert changed_lines(result.old, result.coarse) == 6
+    # the line that matters, added after the one it overrides: 1-minimal by lines
+    assert result.isolated_text == THREE_OLD.replace("    b = 2\n", "    b = 2\n    b = 20\n")
+    assert result.isolated_lines == 1 and result.refined and result.verified
+    assert [c.label for c in result.isolated_changes] == ["added before line 4: `b = 20`"]
+    assert [(s.name, s.changes, s.difference) for s in result.levels[2:]] == [("statements on OLD", 3, 1), ("lines on OLD", 2, 1)]
+    coarse = isolate(THREE_OLD, THREE_NEW, NeedsB(), "functions", filename="m.py", refine=False)
+    assert coarse.isolated == coarse.coarse == result.coarse and not coarse.refined
+    assert [s.name for s in coarse.levels] == ["functions", "requires"] and coarse.tests < result.tests
+
+
+def test_a_stop_while_splitting_keeps_the_smallest_patch_so_far() -> None:
+    with pytest.raises(ReductionStopped) as stopped:
+        isolate(THREE_OLD, THREE_NEW, NeedsB(interrupt=True), "functions", filename="m.py")
+    result = stopped.value.result
+    assert isinstance(result, IsolationResult)
+    assert result.interrupted and not result.refined and result.verified
+    assert result.levels[-1].name == "statements on OLD"
+    # the smallest patch on OLD tested so far (verified: it fails), smaller than the unsplit one
+    assert "b = 20" in result.isolated_text and result.isolated_lines < changed_lines(result.old, result.coarse) == 6
+    assert result.diff_lines == 6  # the minimal difference was found before the stop
 
 
 #: Release cases whose refined isolation takes more than a few seconds (hundreds of tests).

@@ -17,10 +17,17 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import oracle_options, options_from
+from astreduce.cli.options import options_from, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
-from astreduce.isolate import GRANULARITIES, Granularity, IsolationResult, changed_lines, isolate_paths, isolation_report
+from astreduce.isolate import (
+    GRANULARITIES,
+    Granularity,
+    IsolationResult,
+    changed_lines,
+    isolate_paths,
+    isolation_report,
+)
 
 
 def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:

@@ -22,7 +22,14 @@ import warnings
 from dataclasses import dataclass
 
 from astreduce.errors import UsageError
-from astreduce.isolate.changes import GRANULARITIES, Change, Edit, Granularity, line_changes, line_offsets
+from astreduce.isolate.changes import (
+    GRANULARITIES,
+    Change,
+    Edit,
+    Granularity,
+    line_changes,
+    line_offsets,
+)
 
 
 @dataclass

@@ -27,7 +27,6 @@ from astreduce.oracles.tree import EncodedTree, FileOracle, encode_tree
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
 
-
 #: How a search turns a configuration (changes chosen at one level) into a candidate tree.
 Build = Callable[[Sequence[Change]], FileTree]
 

@@ -178,11 +178,16 @@ def unified_diff(before: Mapping[str, str], after: Mapping[str, str], context: i
 
 
 def changed_lines(before: Mapping[str, str], after: Mapping[str, str]) -> int:
-    """Lines removed plus lines added between two trees."""
+    """Lines removed plus lines added between two trees, as :func:`unified_diff` shows them.
+
+    difflib's default matcher, as in :func:`difflib.unified_diff`: on a file of
+    200 lines or more its heuristic for popular lines can align differently
+    from an exhaustive match, and the count must be the patch's own.
+    """
     total = 0
     for path in set(before) | set(after):
-        a = (before.get(path) or "").splitlines()
-        b = (after.get(path) or "").splitlines()
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        a = (before.get(path) or "").splitlines(keepends=True)
+        b = (after.get(path) or "").splitlines(keepends=True)
+        matcher = difflib.SequenceMatcher(None, a, b)
         total += sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
     return total

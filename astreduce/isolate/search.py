@@ -298,17 +298,16 @@ class _Search:
                 self._narrow("statements on OLD", lambda a, b, path: file_changes(a, b, "statements", path, python_only=python_only))
             else:
                 with self.trees.parsing_only():  # most subsets of lines are broken: a parse, not a test
-                    self._narrow("lines on OLD", one_line_changes)
-                self.refined = True
+                    self.refined = self._narrow("lines on OLD", one_line_changes)
 
-    def _narrow(self, name: str, split: Split) -> None:
+    def _narrow(self, name: str, split: Split) -> bool:
         """ddmin (or a sweep) over the patch on OLD split finer (HDD's next level), applied to OLD alone.
 
         The elements are the changes from OLD to the patch's version, made by
         ``split``; the result's own changes, split again, may differ from it
         (difflib aligns a smaller change differently), so ddmin runs again on
         those until they agree: then the patch that is written is 1-minimal in
-        the changes it shows.
+        the changes it shows, and this says so (``False`` when they never agreed).
         """
         old = self.old
         assert self.isolated is not None
@@ -316,22 +315,31 @@ class _Search:
         target = apply_changes(old, found)
         elements = _within(old, target, tree_changes(old, target), split)
         self._begin(name, len(elements))
+        agreed = False
         for _ in range(NARROW_ROUNDS):
-            self.narrowing = bounds = Bounds([], list(elements), grows=False)
-
-            def build(config: Sequence[Change]) -> FileTree:
-                return apply_changes(old, config)
-
-            if len(elements) <= SWEEP_ABOVE:
-                found = self._minimise(elements, build, bounds, "the patch on OLD")
-            else:
-                found = _sweep(elements, lambda trials: self.trees.outcomes(trials, build, bounds))
-            self.isolated, self.narrowing = found, None
+            found = self._narrow_once(elements)
             target = apply_changes(old, found)
             elements = _within(old, target, tree_changes(old, target), split)
-            if _edits(elements) == _edits(found):
+            agreed = _edits(elements) == _edits(found)
+            if agreed:
                 break
         self._end(len(found))
+        return agreed
+
+    def _narrow_once(self, elements: list[Change]) -> list[Change]:
+        """One minimisation of a finer level: ddmin for few changes, a sweep for many."""
+        old = self.old
+        self.narrowing = bounds = Bounds([], list(elements), grows=False)
+
+        def build(config: Sequence[Change]) -> FileTree:
+            return apply_changes(old, config)
+
+        if len(elements) <= SWEEP_ABOVE:
+            found = self._minimise(elements, build, bounds, "the patch on OLD")
+        else:
+            found = _sweep(elements, lambda trials: self.trees.outcomes(trials, build, bounds))
+        self.isolated, self.narrowing = found, None
+        return found
 
     def _minimise(self, pool: list[Change], build: Build, bounds: Bounds, what: str) -> list[Change]:
         """ddmin over ``pool`` (all of it fails): a 1-minimal failing subset, each outcome also to ``bounds``."""
