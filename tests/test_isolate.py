@@ -18,6 +18,7 @@ What is shown here:
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import json
 import os
@@ -41,6 +42,7 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import read_tree
 from astreduce.isolate import (
     GRANULARITIES,
+    Change,
     Granularity,
     IsolationResult,
     apply_changes,
@@ -49,6 +51,7 @@ from astreduce.isolate import (
     isolate,
     isolate_paths,
     line_changes,
+    one_line_changes,
     statement_changes,
     tree_changes,
     unified_diff,
@@ -242,6 +245,39 @@ def test_trees_change_by_file_and_diff_as_patch_p1(tmp_path: Path) -> None:
     ]
     assert apply_changes(old, changes) == new
     assert patched(tmp_path / "tree", old, unified_diff(old, new)) == new
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unified_diff_is_difflibs_format_without_junk(seed: int) -> None:
+    """Below 200 lines (no junk heuristic) the diff is :func:`difflib.unified_diff`'s, byte for byte."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        a = [rng.choice("abcde\n") + "\n" for _ in range(rng.randrange(0, 30))]
+        b = list(a)
+        for _ in range(rng.randrange(1, 6)):
+            where = rng.randrange(len(b) + 1)
+            if rng.random() < 0.5 and where < len(b):
+                del b[where]
+            else:
+                b.insert(where, rng.choice("abxyz") + "\n")
+        old, new = "".join(a), "".join(b).rstrip("\n") if rng.random() < 0.2 else "".join(b)
+        reference = "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/f.py", "b/f.py")
+        )
+        assert unified_diff({"f.py": old}, {"f.py": new}) == reference
+
+
+def test_a_long_file_never_removes_and_adds_the_same_line() -> None:
+    """difflib's junk heuristic (files of 200 lines or more) would show blank lines removed and added back."""
+    old = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(120))
+    new = old.replace("    return 7\n\ndef f8():\n", "    return 70\n\ndef g8():\n")  # difflib: -blank +blank
+    removed = {line[1:] for line in unified_diff({"f.py": old}, {"f.py": new}).splitlines() if line.startswith("-") and not line.startswith("---")}
+    added = {line[1:] for line in unified_diff({"f.py": old}, {"f.py": new}).splitlines() if line.startswith("+") and not line.startswith("+++")}
+    assert not removed & added
+    assert changed_lines({"f.py": old}, {"f.py": new}) == len(one_line_changes(old, new)) == 4
+    assert "-\n" in "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True)))
+    assert apply_changes({"f.py": old}, [Change("f.py", c.edits, c.label) for c in one_line_changes(old, new)])["f.py"] == new
 
 
 # --- isolating, on small programs -----------------------------------------------------------
