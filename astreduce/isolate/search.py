@@ -6,7 +6,11 @@ granularity (:func:`isolate_trees`); for two files, that second level alone
 (:func:`isolate`). What dd ``+-`` finds is relative to the maximal passing
 version; the passing changes the difference needs to fail on OLD alone are
 then found by ddmin, guessing first by the names they define
-(:meth:`_Search._requirements`). Every candidate is judged through the
+(:meth:`_Search._requirements`). Then, HDD's finer levels: that patch on
+OLD is split into statements and single lines and minimised on OLD alone at
+each (:meth:`_Search._narrow`; ddmin for few changes, a sweep of
+:mod:`astreduce.isolate.trim` for many), until it is 1-minimal by lines.
+Every candidate is judged through the
 session every command shares (:mod:`astreduce.isolate.candidates`), so a
 stop request ends the search between two tests with the versions so far.
 :func:`isolate_paths` reads the versions from disk and builds the oracle;
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from astreduce.dd import Outcome, dd
+from astreduce.dd import DDResult, Mode, Outcome, dd
 from astreduce.errors import DDPreconditionError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import FileTree, read_source, read_tree
 from astreduce.isolate.align import file_changes
@@ -37,6 +41,7 @@ from astreduce.isolate.changes import (
     tree_changes,
     unified_diff,
 )
+from astreduce.isolate.trim import sweep, trim
 from astreduce.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions, build_oracle
@@ -248,7 +253,7 @@ Split = Callable[[str, str, str], list[Change]]
 #: The levels that split the patch on OLD after each granularity: HDD's finer levels, down to single lines.
 FINER: dict[str, tuple[Granularity, ...]] = {"functions": ("statements", "lines"), "statements": ("lines",), "lines": ("lines",)}
 
-#: A finer level with more changes than this is swept (:func:`_sweep`), else it goes to ddmin, whose
+#: A finer level with more changes than this is swept (:func:`~astreduce.isolate.trim.sweep`), else it goes to ddmin, whose
 #: small subsets find smaller results (``configparser_readfp``: 1 line against 6) but whose
 #: complements cost several times more tests when many changes are needed.
 SWEEP_ABOVE = 24
@@ -337,12 +342,16 @@ class _Search:
         if len(elements) <= SWEEP_ABOVE:
             found = self._minimise(elements, build, bounds, "the patch on OLD")
         else:
-            found = _sweep(elements, lambda trials: self.trees.outcomes(trials, build, bounds))
+            found = sweep(elements, lambda trials: self.trees.outcomes(trials, build, bounds))
         self.isolated, self.narrowing = found, None
         return found
 
     def _minimise(self, pool: list[Change], build: Build, bounds: Bounds, what: str) -> list[Change]:
         """ddmin over ``pool`` (all of it fails): a 1-minimal failing subset, each outcome also to ``bounds``."""
+        return list(self._dd(pool, "-", build, bounds, what).failing)
+
+    def _dd(self, elements: list[Change], mode: Mode, build: Build, bounds: Bounds, what: str) -> DDResult[Change]:
+        """dd over ``elements``, each configuration built by ``build`` and judged through the session."""
         trees = self.trees
 
         def test(config: Sequence[Change]) -> Outcome:
@@ -352,11 +361,11 @@ class _Search:
             return trees.outcomes(configs, build, bounds)
 
         try:
-            result = dd(pool, test, "-", batch=batch if trees.jobs > 1 else None)
-        except DDPreconditionError as error:
+            result = dd(elements, test, mode, batch=batch if trees.jobs > 1 else None)
+        except DDPreconditionError as error:  # the ends were checked: the oracle is not deterministic
             raise NotReproducibleError(f"the oracle changed its mind about {what} ({error}); is it flaky?") from None
-        trees.hits += result.cache_hits
-        return list(result.failing)
+        trees.hits += result.cache_hits  # configurations dd answered from its own cache
+        return result
 
     def _coarse(self) -> list[Change]:
         """The difference and the passing changes it requires, in the order of the changes: the patch before splitting."""
@@ -367,7 +376,7 @@ class _Search:
 
     def _level(self, name: str, elements: list[Change]) -> tuple[list[Change], list[Change]]:
         """dd ``+-`` over ``elements`` applied to OLD on top of :attr:`base`: (passing, difference)."""
-        trees, base = self.trees, self.base
+        base = self.base
         self._begin(name, len(elements))
         self.elements = elements
         self.bounds = bounds = Bounds([], list(elements))
@@ -375,17 +384,7 @@ class _Search:
         def build(config: Sequence[Change]) -> FileTree:
             return apply_changes(self.old, [*base, *config])
 
-        def test(config: Sequence[Change]) -> Outcome:
-            return trees.outcome(config, build, bounds)
-
-        def batch(configs: list[Sequence[Change]]) -> Iterator[Outcome]:
-            return trees.outcomes(configs, build, bounds)
-
-        try:
-            found = dd(elements, test, "+-", batch=batch if trees.jobs > 1 else None)
-        except DDPreconditionError as error:  # the ends were checked: the oracle is not deterministic
-            raise NotReproducibleError(f"the oracle changed its mind about OLD or NEW ({error}); is it flaky?") from None
-        trees.hits += found.cache_hits  # configurations dd answered from its own cache
+        found = self._dd(elements, "+-", build, bounds, "OLD or NEW")
         bounds.passing, bounds.failing = list(found.passing), list(found.failing)
         self._end(len(found.difference))
         return list(found.passing), list(found.difference)
@@ -419,7 +418,7 @@ class _Search:
             pool = guess
         if len(pool) <= TRIM_LIMIT:
             # few changes, most of them needed: one removal at a time beats ddmin's halving
-            found = _trim(pool, lambda trials: trees.outcomes(trials, build, required))
+            found = trim(pool, lambda trials: trees.outcomes(trials, build, required))
         else:
             found = self._minimise(pool, build, required, "the failing version")
         required.failing = found
@@ -498,72 +497,6 @@ def _within(old: FileTree, new: FileTree, files: Iterable[Change], split: Split)
 def _edits(changes: Iterable[Change]) -> list[tuple[str, int, int, str]]:
     """What ``changes`` do, whatever their grouping and labels: every edit, in order."""
     return sorted((change.path, edit.start, edit.end, edit.text) for change in changes for edit in change.edits)
-
-
-#: How a sweep reads outcomes: an ordered batch of configurations in, their outcomes out, lazily.
-Outcomes = Callable[[list[list[Change]]], Iterator[Outcome]]
-
-
-def _first_failing(trials: list[list[Change]], outcomes: Outcomes) -> int | None:
-    """The index of the first of ``trials`` that FAILs; the ones after it are never waited for."""
-    results = outcomes(trials)
-    try:
-        for offset, outcome in enumerate(results):
-            if outcome is Outcome.FAIL:
-                return offset
-    finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
-    return None
-
-
-def _trim(changes: list[Change], outcomes: Outcomes, *, grow: bool = False) -> list[Change]:
-    """Remove one change at a time, in one sweep, while the rest still FAILs.
-
-    Each kept change was needed when it was tried (against a superset of the
-    result), so the result is 1-minimal when the oracle is monotone on these
-    configurations; a second sweep would cost as many tests as changes kept.
-    The remaining removals go to ``outcomes`` as one ordered batch; the first
-    that FAILs is taken and the sweep goes on from there. With ``grow``, a
-    second removal in a row at one place tries runs of 2, 4, 8 ... changes
-    there (a comment block, a docstring, a helper's body), as shrinkray and
-    Hypothesis grow a successful deletion.
-    """
-    kept = list(changes)
-    position = 0
-    streak = 0
-    while position < len(kept) and len(kept) > 1:
-        trials = [kept[:i] + kept[i + 1 :] for i in range(position, len(kept))]
-        found = _first_failing(trials, outcomes)
-        if found is None:
-            break
-        kept = trials[found]
-        streak = streak + 1 if found == 0 else 1
-        position += found
-        size = 2
-        while grow and streak >= 2 and position + size <= len(kept) and len(kept) > size:
-            run = kept[:position] + kept[position + size :]
-            if _first_failing([run], outcomes) is None:
-                break
-            kept, size = run, size * 2
-    return kept
-
-
-def _sweep(changes: list[Change], outcomes: Outcomes) -> list[Change]:
-    """:func:`_trim` (growing runs) until a sweep removes nothing: then the result is 1-minimal.
-
-    For the finest levels, where many of the changes are needed: ddmin's
-    complements of one or two changes, repeated after every success, cost
-    several times more there (614 tests against 190 on ``statistics_stdev``'s
-    lines). The last sweep tries every single removal against the result itself.
-    """
-    kept = list(changes)
-    while True:
-        trimmed = _trim(kept, outcomes, grow=True)
-        if len(trimmed) == len(kept):
-            return kept
-        kept = trimmed
 
 
 _DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
