@@ -756,6 +756,21 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert {"cache_hits", "seconds", "oracle_seconds", "unresolved"} <= set(data)
 
 
+def test_cli_no_refine_stops_at_the_granularity(tmp_path: Path) -> None:
+    old, new, check = built(DEPENDENCY, tmp_path)
+    report = tmp_path / "report.json"
+    result = invoke([str(old), str(new), "--append", str(check), "--no-refine", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [level["name"] for level in data["levels"]] == ["functions", "requires"]
+    assert data["isolated"]["refined"] is False and data["isolated"]["lines"] == data["isolated"]["unrefined"]["lines"] == 11
+    # without -o the patch and the minimal difference go next to NEW
+    patch = new.parent / f"{new.stem}.isolated.diff"
+    assert data["isolated"]["path"] == str(patch) and patch.read_text(encoding="utf-8") == result.stdout
+    assert (new.parent / f"{new.stem}.minimal-difference.diff").is_file()
+    assert "patch on OLD (not split down to lines): 11 changed lines (11 before splitting)" in result.stderr
+
+
 def test_cli_one_line_errors(tmp_path: Path) -> None:
     old, new = tmp_path / "old.py", tmp_path / "new.py"
     old.write_text("x = 1 / 0\n", encoding="utf-8")
