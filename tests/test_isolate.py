@@ -18,10 +18,12 @@ What is shown here:
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -35,9 +37,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.cli.isolate import isolate_command
+from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
+from astreduce.files import read_tree
 from astreduce.isolate import (
     GRANULARITIES,
+    Change,
     Granularity,
     IsolationResult,
     apply_changes,
@@ -46,12 +51,11 @@ from astreduce.isolate import (
     isolate,
     isolate_paths,
     line_changes,
+    one_line_changes,
     statement_changes,
     tree_changes,
     unified_diff,
 )
-from astreduce.cli.isolate import isolate_command
-from astreduce.files import read_tree
 from astreduce.oracles import Oracle, Run, Verdict
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.outcome import Outcome
@@ -243,6 +247,39 @@ def test_trees_change_by_file_and_diff_as_patch_p1(tmp_path: Path) -> None:
     assert patched(tmp_path / "tree", old, unified_diff(old, new)) == new
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_unified_diff_is_difflibs_format_without_junk(seed: int) -> None:
+    """Below 200 lines (no junk heuristic) the diff is :func:`difflib.unified_diff`'s, byte for byte."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        a = [rng.choice("abcde\n") + "\n" for _ in range(rng.randrange(0, 30))]
+        b = list(a)
+        for _ in range(rng.randrange(1, 6)):
+            where = rng.randrange(len(b) + 1)
+            if rng.random() < 0.5 and where < len(b):
+                del b[where]
+            else:
+                b.insert(where, rng.choice("abxyz") + "\n")
+        old, new = "".join(a), "".join(b).rstrip("\n") if rng.random() < 0.2 else "".join(b)
+        reference = "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/f.py", "b/f.py")
+        )
+        assert unified_diff({"f.py": old}, {"f.py": new}) == reference
+
+
+def test_a_long_file_never_removes_and_adds_the_same_line() -> None:
+    """difflib's junk heuristic (files of 200 lines or more) would show blank lines removed and added back."""
+    old = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(120))
+    new = old.replace("    return 7\n\ndef f8():\n", "    return 70\n\ndef g8():\n")  # difflib: -blank +blank
+    removed = {line[1:] for line in unified_diff({"f.py": old}, {"f.py": new}).splitlines() if line.startswith("-") and not line.startswith("---")}
+    added = {line[1:] for line in unified_diff({"f.py": old}, {"f.py": new}).splitlines() if line.startswith("+") and not line.startswith("+++")}
+    assert not removed & added
+    assert changed_lines({"f.py": old}, {"f.py": new}) == len(one_line_changes(old, new)) == 4
+    assert "-\n" in "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True)))
+    assert apply_changes({"f.py": old}, [Change("f.py", c.edits, c.label) for c in one_line_changes(old, new)])["f.py"] == new
+
+
 # --- isolating, on small programs -----------------------------------------------------------
 
 SMALL_OLD = '''\
@@ -424,8 +461,8 @@ def test_old_must_pass_and_new_must_fail() -> None:
 
 # --- real releases of real modules ----------------------------------------------------------
 
-#: (case, granularity, changes, tests, seconds, diff lines, isolated changes)
-FIGURES: list[tuple[str, str, int, int, float, int, int]] = []
+#: (case, granularity (+ " refined"), changes, tests, seconds, diff lines, isolated changes, patch lines on OLD)
+FIGURES: list[tuple[str, str, int, int, float, int, int, int]] = []
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -434,11 +471,11 @@ def figures_table(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if not FIGURES:
         return
-    header = ("case", "granularity", "changes", "tests", "seconds", "diff lines", "isolated")
-    ordered = sorted(FIGURES, key=lambda row: (row[0], [str(g) for g in GRANULARITIES].index(row[1])))
+    header = ("case", "granularity", "changes", "tests", "seconds", "diff lines", "isolated", "patch lines")
+    ordered = sorted(FIGURES, key=lambda row: (row[0], [str(g) for g in GRANULARITIES].index(row[1].split()[0]), row[1]))
     rows = [header] + [
-        (case, granularity, str(changes), str(tests), f"{seconds:.1f}", str(lines), str(isolated))
-        for case, granularity, changes, tests, seconds, lines, isolated in ordered
+        (case, granularity, str(changes), str(tests), f"{seconds:.1f}", str(lines), str(isolated), str(patch))
+        for case, granularity, changes, tests, seconds, lines, isolated, patch in ordered
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     text = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
@@ -453,7 +490,9 @@ def figures_table(request: pytest.FixtureRequest) -> Iterator[None]:
             reporter.write_line(line)
 
 
-def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, ...]) -> dict[str, IsolationResult]:
+def isolate_release(
+    case: Any, folder: Path, granularities: tuple[Granularity, ...], *, refine: bool = False
+) -> dict[str, IsolationResult]:
     """Isolate a release case at each granularity, check each result, record its figures."""
     old_path, new_path, check_path = built(case, folder)
     old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
@@ -462,13 +501,17 @@ def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, .
     results: dict[str, IsolationResult] = {}
     for granularity in granularities:
         started = time.monotonic()
-        result = isolate(old, new, oracle, granularity, jobs=2, filename=name)
+        result = isolate(old, new, oracle, granularity, jobs=2, filename=name, refine=refine)
         seconds = time.monotonic() - started
         results[granularity] = result
-        isolated = len(result.difference) + len(result.requires)
-        FIGURES.append((case.name, granularity, len(result.changes), result.tests, seconds, result.diff_lines, isolated))
+        isolated = len(result.isolated_changes)
+        label = f"{granularity} refined" if refine else granularity
+        FIGURES.append((case.name, label, len(result.changes), result.tests, seconds, result.diff_lines, isolated, result.isolated_lines))
         assert result.verified, granularity
-        assert result.isolated == apply_changes(result.old, result.requires + result.difference)
+        assert result.coarse == apply_changes(result.old, result.requires + result.difference)
+        assert result.isolated == apply_changes(result.old, result.isolated_changes)
+        if not refine:
+            assert result.isolated == result.coarse
         # the isolated patch, applied alone to OLD with patch(1), reproduces the failure when run
         again = patched(folder / granularity, {name: old}, result.isolated_diff)[name]
         assert again == result.isolated_text
@@ -478,6 +521,7 @@ def isolate_release(case: Any, folder: Path, granularities: tuple[Granularity, .
             assert line in result.isolated_diff, (granularity, line)
         # a small part of the whole change
         assert result.diff_lines * 10 < changed_lines(result.old, result.new), granularity
+        assert result.refined is refine
     return results
 
 
@@ -493,6 +537,176 @@ def test_release_case_by_statements(case: Any, tmp_path: Path, request: pytest.F
     if "slow" not in str(request.config.getoption("markexpr")):
         pytest.skip("statements on the release cases: run with -m slow")
     isolate_release(case, tmp_path, ("statements",))
+
+
+# --- the patch on OLD, 1-minimal by lines ----------------------------------------------------
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_patch_lines(diff: str) -> list[int]:
+    """Indices (into ``diff.splitlines(keepends=True)``) of its changed lines: ``-`` and ``+`` in hunks."""
+    return [
+        index
+        for index, line in enumerate(diff.splitlines(keepends=True))
+        if line[:1] in "+-" and not line.startswith(("--- ", "+++ "))
+    ]
+
+
+def without_line(diff: str, index: int) -> str:
+    """``diff`` with its changed line at ``index`` taken back, as a user would edit the patch.
+
+    An added line is dropped; a removed line becomes context (the line stays).
+    The hunk's header gets the new count of lines on NEW's side. Written
+    here from the patch format alone, not from astreduce's changes.
+    """
+    lines = diff.splitlines(keepends=True)
+    line = lines[index]
+    header = max(i for i in range(index) if lines[i].startswith("@@ "))
+    match = _HUNK.match(lines[header])
+    assert match is not None, lines[header]
+    old_start, old_count, new_start, new_count = match.groups()
+    count = int(new_count if new_count is not None else 1)
+    if line.startswith("+"):
+        count -= 1
+        drop = 2 if index + 1 < len(lines) and lines[index + 1].startswith("\\") else 1
+        lines[index : index + drop] = []
+    else:
+        count += 1
+        lines[index] = " " + line[1:]
+    old = old_start if old_count is None else f"{old_start},{old_count}"
+    lines[header] = f"@@ -{old} +{new_start},{count} @@" + lines[header][match.end() :]
+    return _without_empty_hunks(lines)
+
+
+def _without_empty_hunks(lines: list[str]) -> str:
+    """The patch without hunks that change nothing (``patch`` calls them malformed), nor files left without hunks."""
+    kept: list[str] = []
+    hunk: list[str] = []
+    files: list[str] = []
+
+    def close_hunk() -> None:
+        if any(line[:1] in "+-" for line in hunk[1:]):
+            kept.extend(files)
+            files.clear()
+            kept.extend(hunk)
+        hunk.clear()
+
+    for line in lines:
+        if line.startswith("--- "):
+            close_hunk()
+            files[:] = [line]
+        elif line.startswith("+++ ") and files and not hunk:
+            files.append(line)
+        elif line.startswith("@@ "):
+            close_hunk()
+            hunk.append(line)
+        else:
+            hunk.append(line)
+    close_hunk()
+    return "".join(kept)
+
+
+def check_one_minimal_by_lines(case: Any, folder: Path) -> IsolationResult:
+    """The patch on OLD applies with ``patch -p1``, reproduces, and taking back any one of its lines does not."""
+    results = isolate_release(case, folder, ("functions",), refine=True)
+    result = results["functions"]
+    old_path, new_path, check_path = built(case, folder / "again")
+    name = new_path.name
+    old, new, check = (p.read_text(encoding="utf-8") for p in (old_path, new_path, check_path))
+    oracle = exec_oracle(new, check, name)
+    diff = result.isolated_diff
+    changed = changed_patch_lines(diff)
+    assert len(changed) == result.isolated_lines == len(result.isolated_changes) > 0
+    assert result.isolated_lines <= changed_lines(result.old, result.coarse)
+    assert oracle.judge(patched(folder / "whole", {name: old}, diff)[name]).outcome is Outcome.FAIL
+    for number, index in enumerate(changed):
+        edited = without_line(diff, index)
+        variant = patched(folder / f"without-{number}", {name: old}, edited)[name] if edited else old
+        verdict = oracle.judge(variant)
+        assert verdict.outcome is not Outcome.FAIL, (diff.splitlines()[index], verdict.run.describe())
+    return result
+
+
+def test_without_line_edits_a_patch_as_patch_reads_it(tmp_path: Path) -> None:
+    old = {"m.py": "a = 1\nb = 2\nc = 3\n"}
+    new = {"m.py": "a = 1\nb = 20\nc = 3\nd = 4\n"}
+    diff = unified_diff(old, new)
+    changed = changed_patch_lines(diff)
+    assert [diff.splitlines()[i] for i in changed] == ["-b = 2", "+b = 20", "+d = 4"]
+    variants = [patched(tmp_path / str(i), old, without_line(diff, i))["m.py"] for i in changed]
+    assert variants == ["a = 1\nb = 2\nb = 20\nc = 3\nd = 4\n", "a = 1\nc = 3\nd = 4\n", "a = 1\nb = 20\nc = 3\n"]
+    one = unified_diff(old, {"m.py": "a = 1\nb = 2\nc = 3\nd = 4\n"})
+    assert without_line(one, changed_patch_lines(one)[0]) == ""
+
+
+THREE_OLD = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n\n\nX = 1\n"
+THREE_NEW = "def f():\n    a = 10\n    b = 20\n    c = 30\n    return a\n\n\nX = 2\n"
+
+
+class NeedsB:
+    """FAIL when ``b = 20`` is in the text; with ``interrupt``, the first candidate that splits f's change is a Ctrl-C."""
+
+    identity = "needs-b"
+
+    def __init__(self, interrupt: bool = False) -> None:
+        self.interrupt = interrupt
+
+    def judge(self, text: str) -> Verdict:
+        if self.interrupt and "b = 20" in text and "c = 30" not in text:
+            self.interrupt = False
+            raise KeyboardInterrupt
+        if "b = 20" in text:
+            return Verdict(Outcome.FAIL, Run("exception", exception="AssertionError"))
+        return Verdict(Outcome.PASS, Run("ok"))
+
+    def calibrate(self, text: str) -> Verdict:
+        return self.judge(text)
+
+    def start(self, text: str) -> Any:
+        raise AssertionError("-j 1 judges one at a time")
+
+    def close(self) -> None:
+        pass
+
+
+def test_functions_split_into_statements_then_lines() -> None:
+    result = isolate(THREE_OLD, THREE_NEW, NeedsB(), "functions", filename="m.py")
+    assert [c.label for c in result.difference] == ["def f: 3 changes"]
+    assert changed_lines(result.old, result.coarse) == 6
+    # the line that matters, added after the one it overrides: 1-minimal by lines
+    assert result.isolated_text == THREE_OLD.replace("    b = 2\n", "    b = 2\n    b = 20\n")
+    assert result.isolated_lines == 1 and result.refined and result.verified
+    assert [c.label for c in result.isolated_changes] == ["added before line 4: `b = 20`"]
+    assert [(s.name, s.changes, s.difference) for s in result.levels[2:]] == [("statements on OLD", 3, 1), ("lines on OLD", 2, 1)]
+    coarse = isolate(THREE_OLD, THREE_NEW, NeedsB(), "functions", filename="m.py", refine=False)
+    assert coarse.isolated == coarse.coarse == result.coarse and not coarse.refined
+    assert [s.name for s in coarse.levels] == ["functions", "requires"] and coarse.tests < result.tests
+
+
+def test_a_stop_while_splitting_keeps_the_smallest_patch_so_far() -> None:
+    with pytest.raises(ReductionStopped) as stopped:
+        isolate(THREE_OLD, THREE_NEW, NeedsB(interrupt=True), "functions", filename="m.py")
+    result = stopped.value.result
+    assert isinstance(result, IsolationResult)
+    assert result.interrupted and not result.refined and result.verified
+    assert result.levels[-1].name == "statements on OLD"
+    # the smallest patch on OLD tested so far (verified: it fails), smaller than the unsplit one
+    assert "b = 20" in result.isolated_text and result.isolated_lines < changed_lines(result.old, result.coarse) == 6
+    assert result.diff_lines == 6  # the minimal difference was found before the stop
+
+
+#: Release cases whose refined isolation takes more than a few seconds (hundreds of tests).
+LONG_REFINED = {"statistics_stdev", "calendar_weekday_enum"}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(case, marks=[pytest.mark.slow] if case.name in LONG_REFINED else []) for case in [*RELEASE_CASES, DEPENDENCY]],
+    ids=[case.name for case in [*RELEASE_CASES, DEPENDENCY]],
+)
+def test_patch_on_old_is_one_minimal_by_lines(case: Any, tmp_path: Path) -> None:
+    check_one_minimal_by_lines(case, tmp_path)
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -512,8 +726,16 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert result.stdout.startswith("--- a/report.py\n+++ b/report.py\n@@ ")
     assert "astreduce: 1-minimal difference: 1 change(s), 2 lines" in result.stderr
     passing, failing = tmp_path / "found.passing.py", tmp_path / "found.failing.py"
-    isolated = tmp_path / "found.isolated.diff"
-    assert passing.is_file() and failing.is_file() and isolated.is_file()
+    minimal = tmp_path / "found.minimal-difference.diff"
+    assert passing.is_file() and failing.is_file() and minimal.is_file()
+    assert not (tmp_path / "found.isolated.diff").exists()  # -o is the patch on OLD
+    # -o holds the patch on OLD; the 1-minimal difference passing -> failing goes beside it
+    assert minimal.read_text(encoding="utf-8") == unified_diff(
+        {"report.py": passing.read_text(encoding="utf-8")}, {"report.py": failing.read_text(encoding="utf-8")}
+    )
+    for line in DEPENDENCY.contains:
+        assert line in result.stdout, line
+    assert "patch on OLD (1-minimal by lines): 4 changed lines (11 before splitting)" in result.stderr
     program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
     ok = subprocess.run([sys.executable, "-c", program, str(passing), str(check)], capture_output=True, text=True, check=False)
     assert ok.returncode == 0, ok.stderr
@@ -526,8 +748,27 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert data["diff_lines"] == data["difference"]["lines"] == 2
     for which in ("passing", "failing", "isolated"):
         assert {"bytes", "lines", "tokens", "changes", "path"} <= set(data[which])
-    assert data["requires"]["changes"] == 1 and data["isolated"]["path"] == str(isolated)
+    assert data["requires"]["changes"] == 1 and data["isolated"]["path"] == str(out)
+    assert data["difference"]["path"] == str(minimal)
+    assert data["isolated"]["refined"] is True and data["isolated"]["lines"] == data["isolated"]["changes"] == 4
+    assert data["isolated"]["unrefined"] == {"changes": 2, "lines": 11}
+    assert [level["name"] for level in data["levels"]] == ["functions", "requires", "statements on OLD", "lines on OLD"]
     assert {"cache_hits", "seconds", "oracle_seconds", "unresolved"} <= set(data)
+
+
+def test_cli_no_refine_stops_at_the_granularity(tmp_path: Path) -> None:
+    old, new, check = built(DEPENDENCY, tmp_path)
+    report = tmp_path / "report.json"
+    result = invoke([str(old), str(new), "--append", str(check), "--no-refine", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [level["name"] for level in data["levels"]] == ["functions", "requires"]
+    assert data["isolated"]["refined"] is False and data["isolated"]["lines"] == data["isolated"]["unrefined"]["lines"] == 11
+    # without -o the patch and the minimal difference go next to NEW
+    patch = new.parent / f"{new.stem}.isolated.diff"
+    assert data["isolated"]["path"] == str(patch) and patch.read_text(encoding="utf-8") == result.stdout
+    assert (new.parent / f"{new.stem}.minimal-difference.diff").is_file()
+    assert "patch on OLD (not split down to lines): 11 changed lines (11 before splitting)" in result.stderr
 
 
 def test_cli_one_line_errors(tmp_path: Path) -> None:
@@ -613,8 +854,9 @@ def test_packages_by_file_then_within_files(package: tuple[Path, Path], oracle_a
     assert "return math.floor(price) * quantity" in read_tree(failing)["shop/pricing.py"]
     assert run_python("import runpy; runpy.run_path('main.py')", passing).returncode == 0
     assert "AssertionError: total is 25.0" in run_python("import runpy; runpy.run_path('main.py')", failing).stderr
-    # the isolated patch alone makes OLD fail
-    again = patched(tmp_path / "patched", dict(PACKAGE_OLD), (tmp_path / "found.isolated.diff").read_text(encoding="utf-8"))
+    # the isolated patch (-o) alone makes OLD fail
+    assert out.read_text(encoding="utf-8") == result.stdout
+    again = patched(tmp_path / "patched", dict(PACKAGE_OLD), out.read_text(encoding="utf-8"))
     assert "AssertionError: total is 25.0" in run_python("import runpy; runpy.run_path('main.py')", tmp_path / "patched").stderr
     assert again["shop/pricing.py"].startswith("import math\n")
     # a second run replaces the versions it wrote
@@ -678,7 +920,10 @@ def test_sigint_stops_between_two_tests_and_keeps_the_versions_so_far(jobs: int,
     assert "astreduce: interrupted; best result so far (verified) written to " in stderr, stderr
     passing, failing = tmp_path / "new.passing.py", tmp_path / "new.failing.py"
     assert passing.is_file() and failing.is_file()
-    assert stdout == unified_diff({"new.py": passing.read_text(encoding="utf-8")}, {"new.py": failing.read_text(encoding="utf-8")})
+    # stopped in the first level: the patch on OLD so far is the whole failing version
+    assert stdout == unified_diff({"new.py": old}, {"new.py": failing.read_text(encoding="utf-8")})
+    minimal = (tmp_path / "new.minimal-difference.diff").read_text(encoding="utf-8")
+    assert minimal == unified_diff({"new.py": passing.read_text(encoding="utf-8")}, {"new.py": failing.read_text(encoding="utf-8")})
     program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
     ran = subprocess.run([sys.executable, "-c", program, str(failing), str(check)], capture_output=True, text=True, check=False)
     assert "AssertionError: four changed" in ran.stderr

@@ -1,4 +1,10 @@
-"""``astreduce isolate OLD NEW``: the failure-inducing changes between a passing and a failing version."""
+"""``astreduce isolate OLD NEW``: the failure-inducing changes between a passing and a failing version.
+
+What a user applies comes first: the patch on OLD (stdout, ``-o``), 1-minimal
+by lines unless ``--no-refine``; beside it the 1-minimal difference between
+the passing and the failing version (``STEM.minimal-difference.diff``), and
+the two versions (``STEM.passing.py``, ``STEM.failing.py``).
+"""
 
 from __future__ import annotations
 
@@ -11,14 +17,22 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import oracle_options, options_from
+from astreduce.cli.options import options_from, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
-from astreduce.isolate import GRANULARITIES, Granularity, IsolationResult, isolate_paths, isolation_report
+from astreduce.isolate import (
+    GRANULARITIES,
+    Granularity,
+    IsolationResult,
+    changed_lines,
+    isolate_paths,
+    isolation_report,
+)
 
 
 def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:
-    """Where the versions go: next to DIFF (its stem + ``.passing.py`` ...), else next to NEW."""
+    """Where the results go: the patch on OLD to DIFF, the rest next to it (its stem + ``.passing.py`` ...);
+    without DIFF, all of them next to NEW (the patch as ``STEM.isolated.diff``)."""
     if diff is not None:
         folder, stem = diff.parent, diff.stem
     else:
@@ -27,7 +41,8 @@ def output_paths(old: Path, new: Path, diff: Path | None) -> dict[str, Path]:
     return {
         "passing": folder / f"{stem}.passing{suffix}",
         "failing": folder / f"{stem}.failing{suffix}",
-        "isolated": folder / f"{stem}.isolated.diff",
+        "isolated": diff if diff is not None else folder / f"{stem}.isolated.diff",
+        "difference": folder / f"{stem}.minimal-difference.diff",
     }
 
 
@@ -51,7 +66,8 @@ def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
 @oracle_options
 @click.option("--granularity", type=click.Choice(GRANULARITIES), default="functions", show_default=True, help="Changes by difflib line hunks, by statements (syntax-aware), or by statements grouped by their enclosing function/class.")
 @click.option("--entry", metavar="FILE", help="Directories: the file to run as __main__ (relative to the tree, which goes on sys.path); also {file} in --run.")
-@click.option("-o", "--output", "diff_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the difference here; the passing and failing versions go next to it (DIFF's stem + .passing.py, .failing.py) [default: next to NEW].")
+@click.option("--refine/--no-refine", default=True, show_default=True, help="Split the isolated changes into statements, then single lines, until the patch on OLD is 1-minimal by lines (HDD); --no-refine stops at --granularity.")
+@click.option("-o", "--output", "diff_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the patch on OLD here (what stdout shows); the minimal difference and the passing and failing versions go next to it (DIFF's stem + .minimal-difference.diff, .passing.py, .failing.py) [default: next to NEW, the patch as NEW's stem + .isolated.diff].")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
@@ -59,6 +75,7 @@ def isolate_command(
     old: Path,
     new: Path,
     granularity: Granularity,
+    refine: bool,
     entry: str | None,
     diff_path: Path | None,
     report_path: Path | None,
@@ -69,29 +86,31 @@ def isolate_command(
 ) -> None:
     """Isolate the changes from OLD (passes) to NEW (fails) that make it fail.
 
-    Prints the 1-minimal failure-inducing difference as a unified diff
-    (maximal passing version -> minimal failing version) and writes both
-    versions. OLD and NEW are two files or two directories (then give
-    --entry FILE or a command oracle).
+    Prints the patch that makes OLD fail (patch -p1 applies it), 1-minimal by
+    lines: removing any one of its changed lines makes the failure go away.
+    Writes it (-o), the 1-minimal difference between the maximal passing and
+    the minimal failing version, and both versions. OLD and NEW are two files
+    or two directories (then give --entry FILE or a command oracle).
     """
     with errors(debug):
         options = options_from(oracle_values)
         outputs = output_paths(old, new, diff_path)
-        for target in [*([diff_path] if diff_path else []), *([report_path] if report_path else [])]:
+        for target in [outputs["isolated"], outputs["difference"], *([report_path] if report_path else [])]:
             check_output_path(target, new if not new.is_dir() else None, what="output")
         # Ctrl-C and SIGTERM as for reduce: the search stops between two tests and the
         # passing and failing versions so far are written (both tested), then exit 130
         result, interrupted = run_reduction(
-            lambda stop, progress: isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry, stop=stop),
+            lambda stop, progress: isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry, stop=stop, refine=refine),
             quiet=True,  # isolate has no live display: its summary comes at the end
             target=new,
             has_saved=lambda: False,
             what="version",
         )
-        diff = result.diff
+        patch = result.isolated_diff
         written: dict[str, str] = {}
-        if diff_path is not None:
-            write_atomically(diff_path, diff.encode("utf-8", errors="surrogateescape"))
+        for which, text in (("isolated", patch), ("difference", result.diff)):
+            write_atomically(outputs[which], text.encode("utf-8", errors="surrogateescape"))
+            written[which] = str(outputs[which])
         if result.single is not None:
             encode = read_source(new).encode
             for which, tree in (("passing", result.passing), ("failing", result.failing)):
@@ -101,15 +120,12 @@ def isolate_command(
             for which, tree in (("passing", result.passing), ("failing", result.failing)):
                 _write_tree(tree, outputs[which])
                 written[which] = str(outputs[which])
-        if result.requires:
-            write_atomically(outputs["isolated"], result.isolated_diff.encode("utf-8", errors="surrogateescape"))
-            written["isolated"] = str(outputs["isolated"])
         if report_path is not None:
             report = isolation_report(result, str(old), str(new), written)
             report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         if not quiet:
             _summary(result, written)
-        click.echo(diff, nl=False)
+        click.echo(patch, nl=False)
         if not result.verified and not interrupted:
             say("the results did not verify on a second run (a flaky oracle?)")
         exit_after(result.verified, interrupted, f"{written['passing']} and {written['failing']}")
@@ -119,7 +135,7 @@ def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
     levels = ", ".join(f"{s.name}: {s.changes} changes, {s.tests} tests" for s in result.levels)
     say(f"{levels}; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s")
     say(
-        f"1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines; "
+        f"1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines, in {written.get('difference')}; "
         f"passing version: {written.get('passing')}, failing version: {written.get('failing')}"
     )
     for change in result.difference:
@@ -127,7 +143,13 @@ def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
     if result.requires:
         say(
             f"on OLD alone the difference also needs {'at most ' if result.interrupted else ''}{len(result.requires)} passing change(s): "
-            f"OLD + all of them fails; patch in {written.get('isolated')}"
+            f"OLD + all of them fails"
         )
         for change in result.requires:
             say(f"  {change.describe()}")
+    unrefined = changed_lines(result.old, result.coarse)
+    minimal = "1-minimal by lines" if result.refined else "not split down to lines"
+    say(
+        f"patch on OLD ({minimal}): {result.isolated_lines} changed lines ({unrefined} before splitting), "
+        f"in {written.get('isolated')}"
+    )

@@ -37,8 +37,18 @@ The difference found by ``+-`` is relative to the passing version; applied
 to OLD alone it may not fail, when it uses something that another, harmless
 change introduces (a new helper function, a new import). The changes it
 needs are then found by ddmin among the passing changes (:attr:`IsolationResult.requires`),
-so that OLD plus :attr:`IsolationResult.isolated` — the difference and what
-it needs — fails on its own.
+so that OLD plus the difference and what it needs fails on its own.
+
+Down to the line (``refine``, the default), as HDD goes from coarse to fine
+(Misherghi & Su 2006): that patch on OLD is then split into statements
+(after ``functions``) and into single lines — every line it removes or adds
+is one change — and minimised at each level, applied to OLD alone, so that
+:attr:`IsolationResult.isolated` is OLD plus a patch that is 1-minimal by
+lines: taking back any one of its changed lines makes the failure go away.
+On ``calendar_weekday_enum`` (corpora/isolate) the patch shrinks from 47
+changed lines to 8. ``-o`` writes that patch, what a user applies to find
+which change broke it; the 1-minimal difference between the passing and the
+failing version goes beside it.
 
 Directories: OLD and NEW may be two versions of a package. Changes are
 grouped by file first: a file added, removed or changed is one change, and
@@ -75,10 +85,18 @@ from astreduce.isolate.changes import (
     apply_edits,
     changed_lines,
     line_changes,
+    one_line_changes,
     tree_changes,
     unified_diff,
 )
-from astreduce.isolate.search import IsolationResult, LevelStats, isolate, isolate_paths, isolate_trees, isolation_report
+from astreduce.isolate.search import (
+    IsolationResult,
+    LevelStats,
+    isolate,
+    isolate_paths,
+    isolate_trees,
+    isolation_report,
+)
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
 
@@ -102,9 +120,10 @@ __all__ = [
     "isolate",
     "isolate_paths",
     "isolate_trees",
-    "line_changes",
-    "read_tree",
     "isolation_report",
+    "line_changes",
+    "one_line_changes",
+    "read_tree",
     "statement_changes",
     "tree_changes",
     "unified_diff",

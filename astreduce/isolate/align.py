@@ -22,7 +22,14 @@ import warnings
 from dataclasses import dataclass
 
 from astreduce.errors import UsageError
-from astreduce.isolate.changes import GRANULARITIES, Change, Edit, Granularity, line_changes, line_offsets
+from astreduce.isolate.changes import (
+    GRANULARITIES,
+    Change,
+    Edit,
+    Granularity,
+    line_changes,
+    line_offsets,
+)
 
 
 @dataclass
@@ -138,7 +145,8 @@ def _blocks_of(node: ast.stmt) -> list[tuple[str, list[ast.stmt]]]:
     return blocks
 
 
-def _parse(text: str) -> ast.Module | None:
+def parse_python(text: str) -> ast.Module | None:
+    """The module's tree, or ``None`` when the running interpreter cannot parse it."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an old module's invalid escapes are not our warnings
@@ -261,7 +269,7 @@ def statement_changes(old: str, new: str, path: str = "", *, by_function: bool =
     With ``by_function`` the statement changes are grouped by their innermost
     enclosing function or class, or else by their module-level statement.
     """
-    old_tree, new_tree = _parse(old), _parse(new)
+    old_tree, new_tree = parse_python(old), parse_python(new)
     if old_tree is None or new_tree is None:
         return None
     aligner = _Aligner(_Side(old, old_tree), _Side(new, new_tree))

@@ -6,6 +6,9 @@ dd asks for the outcomes of configurations (changes chosen at one level);
 candidates, so isolate gets the same cache, counters, ``-j`` speculation in
 the search's own order and stop requests. :class:`Bounds` shadows dd's
 passing and failing configurations, so that a stopped search leaves both.
+Splitting a patch into single lines makes mostly broken candidates: within
+:meth:`CandidateTrees.parsing_only`, one whose Python files do not parse is
+UNRESOLVED without a test, as ``reduce``'s token passes do.
 """
 
 from __future__ import annotations
@@ -13,15 +16,16 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from astreduce.files import FileTree
+from astreduce.isolate.align import parse_python
 from astreduce.isolate.changes import Change
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import EncodedTree, FileOracle, encode_tree
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
-
 
 #: How a search turns a configuration (changes chosen at one level) into a candidate tree.
 Build = Callable[[Sequence[Change]], FileTree]
@@ -66,6 +70,7 @@ class CandidateTrees:
     """
 
     def __init__(self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None) -> None:
+        self.old = old
         texts: Oracle[str]
         if single is not None and isinstance(oracle, FileOracle) and oracle.name == single:
             name = single
@@ -81,6 +86,30 @@ class CandidateTrees:
         """Tests whose outcome was UNRESOLVED (an inconsistent configuration, as dd+ says)."""
         self.hits = 0
         """Outcomes answered without the session: OLD and NEW, and dd's own cache."""
+        self.syntax_rejections = 0
+        """Candidates UNRESOLVED without a test: a Python file did not parse (:meth:`parsing_only`)."""
+        self.python = [path for path in sorted(old) if path in new and _is_python(path, single) and _parses(old[path]) and _parses(new[path])]
+        """Files that parse in OLD and in NEW (by the running interpreter): a candidate where one does not is broken."""
+        self.require_parse = False
+
+    @contextmanager
+    def parsing_only(self) -> Iterator[None]:
+        """Within this block, a candidate whose Python files do not parse is UNRESOLVED without a test.
+
+        Only files that parse in both versions are checked, so syntax the
+        running interpreter does not know (an oracle's ``--python``) is never
+        held against a candidate.
+        """
+        saved, self.require_parse = self.require_parse, True
+        try:
+            yield
+        finally:
+            self.require_parse = saved
+
+    def _broken(self, tree: FileTree) -> bool:
+        return self.require_parse and any(
+            tree.get(path) not in (None, self.old[path]) and not _parses(tree[path]) for path in self.python
+        )
 
     @property
     def tests(self) -> int:
@@ -114,14 +143,20 @@ class CandidateTrees:
 
     def _outcomes(self, trees: Iterable[FileTree]) -> Generator[Outcome, None, None]:
         """Known outcomes here, the others from the session (which may draw ahead), in order."""
-        order: deque[Outcome | None] = deque()  # per tree drawn: its known outcome, or None: the session's
+        # per tree drawn: its known outcome (or None: the session's), and whether that is a cache hit
+        order: deque[tuple[Outcome | None, bool]] = deque()
         answered: deque[Outcome] = deque()  # the session's outcomes not yet yielded
 
         def unknown() -> Iterator[str]:
             for tree in trees:
                 text = self.text(tree)
                 known = self.known.get(text)
-                order.append(known)
+                if known is None and self._broken(tree):
+                    self.syntax_rejections += 1
+                    self.known[text] = Outcome.UNRESOLVED
+                    order.append((Outcome.UNRESOLVED, False))
+                    continue
+                order.append((known, known is not None))
                 if known is None:
                     yield text
 
@@ -133,9 +168,9 @@ class CandidateTrees:
                     answered.extend(itertools.islice(results, 1))  # draws up to the next unknown tree
                     if not order:
                         return
-                known = order.popleft()
+                known, hit = order.popleft()
                 if known is not None:
-                    self.hits += 1
+                    self.hits += hit
                     yield known
                     continue
                 outcome = answered.popleft() if answered else next(results)
@@ -147,3 +182,12 @@ class CandidateTrees:
             close = getattr(results, "close", None)
             if close is not None:
                 close()
+
+
+def _is_python(path: str, single: str | None) -> bool:
+    """A single file is Python whenever it parses; a file of a tree by its name (as the changes are made)."""
+    return path == single or path.endswith((".py", ".pyw"))
+
+
+def _parses(text: str) -> bool:
+    return parse_python(text) is not None

@@ -14,7 +14,7 @@ Here live the changes that need no syntax: difflib's line hunks
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -97,8 +97,7 @@ def line_changes(old: str, new: str, path: str = "") -> list[Change]:
     b = new.splitlines(keepends=True)
     offsets = line_offsets(a)
     changes = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for order, (tag, i1, i2, j1, j2) in enumerate(op for op in matcher.get_opcodes() if op[0] != "equal"):
+    for order, (tag, i1, i2, j1, j2) in enumerate(op for op in matcher(a, b).get_opcodes() if op[0] != "equal"):
         edit = Edit(offsets[i1], offsets[i2], "".join(b[j1:j2]), order)
         where = f"line {i1 + 1}" if i2 - i1 <= 1 else f"lines {i1 + 1}-{i2}"
         verb = {"replace": "replaced", "delete": "removed", "insert": "added before"}[tag]
@@ -106,6 +105,35 @@ def line_changes(old: str, new: str, path: str = "") -> list[Change]:
             where = f"line {i1 + 1}" if i1 < len(a) else "the end"
         changes.append(Change(path, (edit,), f"{verb} {where} (+{j2 - j1} -{i2 - i1})"))
     return changes
+
+
+def one_line_changes(old: str, new: str, path: str = "") -> list[Change]:
+    """One change per line removed or added: the changed lines of :func:`unified_diff`, each on its own.
+
+    The lines are those :func:`unified_diff` shows (:func:`matcher`). A removal taken alone keeps the line
+    (a context line in the patch); an addition taken alone goes after the
+    lines its hunk removes, where the patch shows it. Any subset applies.
+    """
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    offsets = line_offsets(a)
+    changes: list[Change] = []
+    for tag, i1, i2, j1, j2 in matcher(a, b).get_opcodes():
+        if tag == "equal":
+            continue
+        for i in range(i1, i2):
+            edit = Edit(offsets[i], offsets[i + 1], "", len(changes))
+            changes.append(Change(path, (edit,), f"removed line {i + 1}: {_quoted(a[i])}"))
+        for j in range(j1, j2):
+            edit = Edit(offsets[i2], offsets[i2], b[j], len(changes))
+            where = f"before line {i2 + 1}" if i2 < len(a) else "at the end"
+            changes.append(Change(path, (edit,), f"added {where}: {_quoted(b[j])}"))
+    return changes
+
+
+def _quoted(line: str) -> str:
+    text = line.strip()
+    return f"`{text[:60]}{'...' if len(text) > 60 else ''}`"
 
 
 def tree_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]:
@@ -134,24 +162,53 @@ def unified_diff(before: Mapping[str, str], after: Mapping[str, str], context: i
         a, b = before.get(path), after.get(path)
         if a == b:
             continue
-        lines = difflib.unified_diff(
-            (a or "").splitlines(keepends=True),
-            (b or "").splitlines(keepends=True),
-            fromfile=f"a/{path}" if a is not None else "/dev/null",
-            tofile=f"b/{path}" if b is not None else "/dev/null",
-            n=context,
-        )
-        for line in lines:
+        hunks = list(_hunks((a or "").splitlines(keepends=True), (b or "").splitlines(keepends=True), context))
+        if hunks:  # an empty file added or removed shows nothing, as in difflib
+            out.append(f"--- {f'a/{path}' if a is not None else '/dev/null'}\n")
+            out.append(f"+++ {f'b/{path}' if b is not None else '/dev/null'}\n")
+        for line in hunks:
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 
+def matcher(a: Sequence[str], b: Sequence[str]) -> difflib.SequenceMatcher[str]:
+    """The one line matcher of diffs, changes and counts: difflib's, without its "popular lines" heuristic.
+
+    :func:`difflib.unified_diff` keeps that heuristic, which on a file of 200
+    lines or more treats frequent lines (blank ones) as junk: a patch could
+    then remove a blank line and add it back, two changed lines that change
+    nothing together, and a patch split into single lines would never be
+    1-minimal in the lines it shows.
+    """
+    return difflib.SequenceMatcher(None, a, b, autojunk=False)
+
+
+def _hunks(a: list[str], b: list[str], context: int) -> Iterator[str]:
+    """The hunks of a unified diff (the format of :func:`difflib.unified_diff`) by :func:`matcher`."""
+    for group in matcher(a, b).get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in a[i1:i2])
+                continue
+            yield from ("-" + line for line in a[i1:i2])
+            yield from ("+" + line for line in b[j1:j2])
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's range, as unified diffs write it: an empty one names the line before."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
 def changed_lines(before: Mapping[str, str], after: Mapping[str, str]) -> int:
-    """Lines removed plus lines added between two trees."""
+    """Lines removed plus lines added between two trees, as :func:`unified_diff` shows them."""
     total = 0
     for path in set(before) | set(after):
-        a = (before.get(path) or "").splitlines()
-        b = (after.get(path) or "").splitlines()
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        total += sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
+        a = (before.get(path) or "").splitlines(keepends=True)
+        b = (after.get(path) or "").splitlines(keepends=True)
+        total += sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher(a, b).get_opcodes() if tag != "equal")
     return total

@@ -6,7 +6,11 @@ granularity (:func:`isolate_trees`); for two files, that second level alone
 (:func:`isolate`). What dd ``+-`` finds is relative to the maximal passing
 version; the passing changes the difference needs to fail on OLD alone are
 then found by ddmin, guessing first by the names they define
-(:meth:`_Search._requirements`). Every candidate is judged through the
+(:meth:`_Search._requirements`). Then, HDD's finer levels: that patch on
+OLD is split into statements and single lines and minimised on OLD alone at
+each (:meth:`_Search._narrow`; ddmin for few changes, a sweep of
+:mod:`astreduce.isolate.trim` for many), until it is 1-minimal by lines.
+Every candidate is judged through the
 session every command shares (:mod:`astreduce.isolate.candidates`), so a
 stop request ends the search between two tests with the versions so far.
 :func:`isolate_paths` reads the versions from disk and builds the oracle;
@@ -18,16 +22,26 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from astreduce.dd import Outcome, dd
+from astreduce.dd import DDResult, Mode, Outcome, dd
 from astreduce.errors import DDPreconditionError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import FileTree, read_source, read_tree
 from astreduce.isolate.align import file_changes
-from astreduce.isolate.candidates import Bounds, CandidateTrees
-from astreduce.isolate.changes import GRANULARITIES, Change, Granularity, apply_changes, changed_lines, tree_changes, unified_diff
+from astreduce.isolate.candidates import Bounds, Build, CandidateTrees
+from astreduce.isolate.changes import (
+    GRANULARITIES,
+    Change,
+    Granularity,
+    apply_changes,
+    changed_lines,
+    one_line_changes,
+    tree_changes,
+    unified_diff,
+)
+from astreduce.isolate.trim import sweep, trim
 from astreduce.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions, build_oracle
@@ -86,6 +100,15 @@ class IsolationResult:
     interrupted: bool = False
     """Stopped before the end: the passing and failing versions so far, both tested; ``requires``
     holds every passing change when the stop came before the search for them."""
+    isolated_changes: list[Change] = field(default_factory=list)
+    """The changes of the patch on OLD (:attr:`isolated_diff`): split down to single lines when
+    the search refines, else the difference and what it requires."""
+    coarse: FileTree = field(default_factory=dict)
+    """OLD with the difference and what it requires, before they were split: the patch without refinement."""
+    refined: bool = False
+    """The patch on OLD was split down to single lines and is 1-minimal by them (not when stopped before)."""
+    syntax_rejections: int = 0
+    """Candidates UNRESOLVED without a test because a Python file did not parse."""
 
     @property
     def diff(self) -> str:
@@ -101,6 +124,11 @@ class IsolationResult:
     def diff_lines(self) -> int:
         """Lines removed plus lines added by :attr:`diff`."""
         return changed_lines(self.passing, self.failing)
+
+    @property
+    def isolated_lines(self) -> int:
+        """Lines removed plus lines added by :attr:`isolated_diff`, the patch on OLD."""
+        return changed_lines(self.old, self.isolated)
 
     def _text(self, tree: FileTree) -> str:
         if self.single is None:
@@ -129,6 +157,7 @@ def isolate(
     jobs: int = 1,
     filename: str = "candidate.py",
     stop: StopRequest | None = None,
+    refine: bool = True,
 ) -> IsolationResult:
     """Isolate the changes from ``old_text`` (passes) to ``new_text`` (fails) that make it fail.
 
@@ -140,6 +169,8 @@ def isolate(
         jobs: candidates tested at once; the result is the same for every value.
         filename: the file's name (decides whether it is Python, names it in diffs).
         stop: lets a signal handler stop the search between two tests.
+        refine: split the isolated changes into statements, then lines, until
+            the patch on OLD is 1-minimal by lines; else stop at ``granularity``.
 
     Raises:
         NotReproducibleError: OLD does not pass or NEW does not fail.
@@ -148,7 +179,7 @@ def isolate(
     """
     name = filename or "candidate.py"
     return isolate_trees(
-        {name: old_text}, {name: new_text}, FileOracle(oracle, name), granularity, jobs=jobs, single=name, stop=stop
+        {name: old_text}, {name: new_text}, FileOracle(oracle, name), granularity, jobs=jobs, single=name, stop=stop, refine=refine
     )
 
 
@@ -161,8 +192,12 @@ def isolate_trees(
     jobs: int = 1,
     single: str | None = None,
     stop: StopRequest | None = None,
+    refine: bool = True,
 ) -> IsolationResult:
     """:func:`isolate` for two versions of a package (``read_tree``): by files, then within them.
+
+    With ``refine``, the files of the patch on OLD are then split into
+    statements and lines (files added or removed stay whole).
 
     Raises:
         NotReproducibleError: OLD does not pass or NEW does not fail.
@@ -188,7 +223,7 @@ def isolate_trees(
     if stop is not None:
         stop.attach(search.trees.session)
     try:
-        search.run(new, granularity, single)
+        search.run(new, granularity, single, refine)
     except (KeyboardInterrupt, Interrupted):
         interrupted = True
     finally:
@@ -212,6 +247,20 @@ def isolate_trees(
 #: Up to this many candidate requirements are trimmed one at a time; more go to ddmin.
 TRIM_LIMIT = 8
 
+#: How the changes within one file are made: (OLD text, other text, path) -> changes.
+Split = Callable[[str, str, str], list[Change]]
+
+#: The levels that split the patch on OLD after each granularity: HDD's finer levels, down to single lines.
+FINER: dict[str, tuple[Granularity, ...]] = {"functions": ("statements", "lines"), "statements": ("lines",), "lines": ("lines",)}
+
+#: A finer level with more changes than this is swept (:func:`~astreduce.isolate.trim.sweep`), else it goes to ddmin, whose
+#: small subsets find smaller results (``configparser_readfp``: 1 line against 6) but whose
+#: complements cost several times more tests when many changes are needed.
+SWEEP_ABOVE = 24
+
+#: Rounds of ddmin at one finer level when the result's own changes, split again, differ from it.
+NARROW_ROUNDS = 3
+
 
 class _Search:
     """One isolation's levels of dd, and where they stand: what :meth:`result` reports, finished or not."""
@@ -229,34 +278,81 @@ class _Search:
         """The requirement search's: its failing side is the smallest known set of passing changes needed."""
         self.current: tuple[str, int, int, int, float] | None = None
         """The level under way: its name, changes, and the counters and clock when it began."""
+        self.isolated: list[Change] | None = None
+        """The changes of the patch on OLD, once the requirements are known; then split finer, level by level."""
+        self.narrowing: Bounds | None = None
+        """The finer level's: its failing side is the smallest patch on OLD known at that level."""
+        self.refined = False
+        """The last finer level (single lines) ran to its end."""
 
-    def run(self, new: FileTree, granularity: Granularity, single: str | None) -> None:
+    def run(self, new: FileTree, granularity: Granularity, single: str | None, refine: bool) -> None:
         old = self.old
+        python_only = single is None  # a file of a tree is Python by its name; a single file whenever it parses
         if single is None:
             files = tree_changes(old, new)
             passing, difference = self._level("files", files)
             self.base, self.bounds = passing, Bounds([], difference)  # as one: a stop sees a consistent pair
-            elements: list[Change] = []
-            for change in difference:
-                before, after = old.get(change.path, ""), new.get(change.path, "")
-                if change.presence is None and "\0" not in before + after:
-                    elements += file_changes(before, after, granularity, change.path, python_only=True)
-                else:  # added, removed, or binary: the file stays whole
-                    elements.append(change)
+            elements = _within(old, new, difference, lambda a, b, path: file_changes(a, b, granularity, path, python_only=True))
         else:
             elements = file_changes(old[single], new[single], granularity, single)
         self._level(granularity, elements)
         self._requirements()
+        self.isolated = self._coarse()
+        for finer in FINER[granularity] if refine else ():
+            if finer == "statements":
+                self._narrow("statements on OLD", lambda a, b, path: file_changes(a, b, "statements", path, python_only=python_only))
+            else:
+                with self.trees.parsing_only():  # most subsets of lines are broken: a parse, not a test
+                    self.refined = self._narrow("lines on OLD", one_line_changes)
 
-    def _level(self, name: str, elements: list[Change]) -> tuple[list[Change], list[Change]]:
-        """dd ``+-`` over ``elements`` applied to OLD on top of :attr:`base`: (passing, difference)."""
-        trees, base = self.trees, self.base
+    def _narrow(self, name: str, split: Split) -> bool:
+        """ddmin (or a sweep) over the patch on OLD split finer (HDD's next level), applied to OLD alone.
+
+        The elements are the changes from OLD to the patch's version, made by
+        ``split``; the result's own changes, split again, may differ from it
+        (difflib aligns a smaller change differently), so ddmin runs again on
+        those until they agree: then the patch that is written is 1-minimal in
+        the changes it shows, and this says so (``False`` when they never agreed).
+        """
+        old = self.old
+        assert self.isolated is not None
+        found = self.isolated
+        target = apply_changes(old, found)
+        elements = _within(old, target, tree_changes(old, target), split)
         self._begin(name, len(elements))
-        self.elements = elements
-        self.bounds = bounds = Bounds([], list(elements))
+        agreed = False
+        for _ in range(NARROW_ROUNDS):
+            found = self._narrow_once(elements)
+            target = apply_changes(old, found)
+            elements = _within(old, target, tree_changes(old, target), split)
+            agreed = _edits(elements) == _edits(found)
+            if agreed:
+                break
+        self._end(len(found))
+        return agreed
+
+    def _narrow_once(self, elements: list[Change]) -> list[Change]:
+        """One minimisation of a finer level: ddmin for few changes, a sweep for many."""
+        old = self.old
+        self.narrowing = bounds = Bounds([], list(elements), grows=False)
 
         def build(config: Sequence[Change]) -> FileTree:
-            return apply_changes(self.old, [*base, *config])
+            return apply_changes(old, config)
+
+        if len(elements) <= SWEEP_ABOVE:
+            found = self._minimise(elements, build, bounds, "the patch on OLD")
+        else:
+            found = sweep(elements, lambda trials: self.trees.outcomes(trials, build, bounds))
+        self.isolated, self.narrowing = found, None
+        return found
+
+    def _minimise(self, pool: list[Change], build: Build, bounds: Bounds, what: str) -> list[Change]:
+        """ddmin over ``pool`` (all of it fails): a 1-minimal failing subset, each outcome also to ``bounds``."""
+        return list(self._dd(pool, "-", build, bounds, what).failing)
+
+    def _dd(self, elements: list[Change], mode: Mode, build: Build, bounds: Bounds, what: str) -> DDResult[Change]:
+        """dd over ``elements``, each configuration built by ``build`` and judged through the session."""
+        trees = self.trees
 
         def test(config: Sequence[Change]) -> Outcome:
             return trees.outcome(config, build, bounds)
@@ -265,10 +361,30 @@ class _Search:
             return trees.outcomes(configs, build, bounds)
 
         try:
-            found = dd(elements, test, "+-", batch=batch if trees.jobs > 1 else None)
+            result = dd(elements, test, mode, batch=batch if trees.jobs > 1 else None)
         except DDPreconditionError as error:  # the ends were checked: the oracle is not deterministic
-            raise NotReproducibleError(f"the oracle changed its mind about OLD or NEW ({error}); is it flaky?") from None
-        trees.hits += found.cache_hits  # configurations dd answered from its own cache
+            raise NotReproducibleError(f"the oracle changed its mind about {what} ({error}); is it flaky?") from None
+        trees.hits += result.cache_hits  # configurations dd answered from its own cache
+        return result
+
+    def _coarse(self) -> list[Change]:
+        """The difference and the passing changes it requires, in the order of the changes: the patch before splitting."""
+        passing_changes, difference = self.passing_changes, self.difference
+        requires = self.required.failing if self.required is not None else passing_changes
+        order = {id(c): i for i, c in enumerate(passing_changes + difference)}
+        return sorted(requires + difference, key=lambda c: order[id(c)])
+
+    def _level(self, name: str, elements: list[Change]) -> tuple[list[Change], list[Change]]:
+        """dd ``+-`` over ``elements`` applied to OLD on top of :attr:`base`: (passing, difference)."""
+        base = self.base
+        self._begin(name, len(elements))
+        self.elements = elements
+        self.bounds = bounds = Bounds([], list(elements))
+
+        def build(config: Sequence[Change]) -> FileTree:
+            return apply_changes(self.old, [*base, *config])
+
+        found = self._dd(elements, "+-", build, bounds, "OLD or NEW")
         bounds.passing, bounds.failing = list(found.passing), list(found.failing)
         self._end(len(found.difference))
         return list(found.passing), list(found.difference)
@@ -296,26 +412,15 @@ class _Search:
             self._end(0)
             return
 
-        def test(config: Sequence[Change]) -> Outcome:
-            return trees.outcome(config, build, required)
-
-        def batch(configs: list[Sequence[Change]]) -> Iterator[Outcome]:
-            return trees.outcomes(configs, build, required)
-
         pool = passing
         guess = _definitions_used(old, passing, difference)
-        if guess and len(guess) < len(passing) and test(guess) is Outcome.FAIL:
+        if guess and len(guess) < len(passing) and trees.outcome(guess, build, required) is Outcome.FAIL:
             pool = guess
         if len(pool) <= TRIM_LIMIT:
             # few changes, most of them needed: one removal at a time beats ddmin's halving
-            found = _trim(pool, lambda trials: trees.outcomes(trials, build, required))
+            found = trim(pool, lambda trials: trees.outcomes(trials, build, required))
         else:
-            try:
-                result = dd(pool, test, "-", batch=batch if trees.jobs > 1 else None)
-            except DDPreconditionError as error:
-                raise NotReproducibleError(f"the oracle changed its mind about the failing version ({error}); is it flaky?") from None
-            trees.hits += result.cache_hits
-            found = list(result.failing)
+            found = self._minimise(pool, build, required, "the failing version")
         required.failing = found
         self._end(len(found))
 
@@ -344,10 +449,11 @@ class _Search:
         old, trees = self.old, self.trees
         passing_changes, difference = self.passing_changes, self.difference
         requires = self.required.failing if self.required is not None else passing_changes
+        coarse = self._coarse()
+        isolated_changes = self.narrowing.failing if self.narrowing is not None else self.isolated or coarse
         if self.current is not None:  # stopped within a level
-            self._end(len(requires) if self.current[0] == "requires" else len(difference))
-        order = {id(c): i for i, c in enumerate(passing_changes + difference)}
-        isolated_changes = sorted(requires + difference, key=lambda c: order[id(c)])
+            name = self.current[0]
+            self._end(len(requires) if name == "requires" else len(isolated_changes) if self.narrowing else len(difference))
         return IsolationResult(
             granularity=granularity,
             old=old,
@@ -359,6 +465,8 @@ class _Search:
             passing=apply_changes(old, passing_changes),
             failing=apply_changes(old, passing_changes + difference),
             isolated=apply_changes(old, isolated_changes),
+            isolated_changes=isolated_changes,
+            coarse=apply_changes(old, coarse),
             tests=trees.tests,
             cache_hits=trees.cache_hits,
             unresolved=trees.unresolved,
@@ -366,38 +474,29 @@ class _Search:
             oracle_seconds=trees.session.oracle_seconds,
             levels=self.levels,
             single=single,
+            refined=self.refined,
+            syntax_rejections=trees.syntax_rejections,
         )
 
 
-def _trim(changes: list[Change], outcomes: Callable[[list[list[Change]]], Iterator[Outcome]]) -> list[Change]:
-    """Remove one change at a time, in one sweep, while the rest still FAILs.
+def _within(old: FileTree, new: FileTree, files: Iterable[Change], split: Split) -> list[Change]:
+    """The changes within each of ``files`` (changes of whole files) made by ``split``.
 
-    Each kept change was needed when it was tried (against a superset of the
-    result), so the result is 1-minimal when the oracle is monotone on these
-    configurations; a second sweep would cost as many tests as changes kept.
-    The remaining removals go to ``outcomes`` as one ordered batch; the first
-    that FAILs is taken and the sweep goes on from there.
+    A file added, removed or binary stays whole: one change.
     """
-    kept = list(changes)
-    position = 0
-    while position < len(kept) and len(kept) > 1:
-        trials = [kept[:i] + kept[i + 1 :] for i in range(position, len(kept))]
-        results = outcomes(trials)
-        found = None
-        try:
-            for offset, outcome in enumerate(results):
-                if outcome is Outcome.FAIL:
-                    found = offset
-                    break
-        finally:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
-        if found is None:
-            break
-        kept = trials[found]
-        position += found
-    return kept
+    elements: list[Change] = []
+    for change in files:
+        before, after = old.get(change.path, ""), new.get(change.path, "")
+        if change.presence is None and "\0" not in before + after:
+            elements += split(before, after, change.path)
+        else:
+            elements.append(change)
+    return elements
+
+
+def _edits(changes: Iterable[Change]) -> list[tuple[str, int, int, str]]:
+    """What ``changes`` do, whatever their grouping and labels: every edit, in order."""
+    return sorted((change.path, edit.start, edit.end, edit.text) for change in changes for edit in change.edits)
 
 
 _DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -475,6 +574,7 @@ def isolate_paths(
     jobs: int = 1,
     entry: str | None = None,
     stop: StopRequest | None = None,
+    refine: bool = True,
 ) -> IsolationResult:
     """Isolate between two files or two folders, building the oracle from ``options`` on NEW.
 
@@ -495,7 +595,7 @@ def isolate_paths(
         old_tree, new_tree = read_tree(old), read_tree(new)
         oracle = DirectoryOracle(options, entry)
         oracle.calibrate(new_tree)
-        return isolate_trees(old_tree, new_tree, oracle, granularity, jobs=jobs, stop=stop)
+        return isolate_trees(old_tree, new_tree, oracle, granularity, jobs=jobs, stop=stop, refine=refine)
     if entry is not None:
         raise UsageError("--entry goes with directories; for files the file itself runs")
     old_source, new_source = read_source(old), read_source(new)
@@ -509,7 +609,9 @@ def isolate_paths(
         reason = str(error).removeprefix("input does not reproduce: ").replace("exception to reduce for", "exception to isolate for")
         raise NotReproducibleError(f"NEW does not fail: {reason}") from None
     try:
-        return isolate(old_source.text, new_source.text, text_oracle, granularity, jobs=jobs, filename=new.name, stop=stop)
+        return isolate(
+            old_source.text, new_source.text, text_oracle, granularity, jobs=jobs, filename=new.name, stop=stop, refine=refine
+        )
     finally:
         text_oracle.close()
 
@@ -541,16 +643,25 @@ def isolation_report(result: IsolationResult, old: str, new: str, outputs: Mappi
             for s in result.levels
         ],
         "diff_lines": result.diff_lines,
-        "difference": {"changes": len(result.difference), "lines": result.diff_lines, "labels": [c.describe() for c in result.difference]},
+        "difference": {
+            "changes": len(result.difference),
+            "lines": result.diff_lines,
+            "labels": [c.describe() for c in result.difference],
+            "path": outputs.get("difference"),
+        },
         "requires": {"changes": len(result.requires), "labels": [c.describe() for c in result.requires]},
         "passing": {**_tree_figures(result.passing), "changes": len(result.passing_changes), "path": outputs.get("passing")},
         "failing": {**_tree_figures(result.failing), "changes": len(result.passing_changes) + len(result.difference), "path": outputs.get("failing")},
         "isolated": {
             **_tree_figures(result.isolated),
-            "changes": len(result.difference) + len(result.requires),
-            "lines": changed_lines(result.old, result.isolated),
+            "changes": len(result.isolated_changes),
+            "lines": result.isolated_lines,
             "path": outputs.get("isolated"),
+            "labels": [c.describe() for c in result.isolated_changes],
+            "refined": result.refined,
+            "unrefined": {"changes": len(result.difference) + len(result.requires), "lines": changed_lines(result.old, result.coarse)},
         },
+        "syntax_rejections": result.syntax_rejections,
         "old_size": _tree_figures(result.old),
         "new_size": _tree_figures(result.new),
         "verified": result.verified,
