@@ -12,12 +12,13 @@ spec's ``cache``), so tests import neither ``ast`` nor ``json``.
 Events. An *event* is one execution of a *unit*: the simple statements that
 start on one line of the program (or of an ``--include`` module), counted
 per line: ``(file, line, occurrence)``. ``pass``, ``global`` and
-``nonlocal`` do nothing and are no units; compound statements (``if``,
-``while``, ``for``, ``try``, ``with``, ``def``, ``class``, ``match``) keep
-the control flow of the run, as in STRIPE: their headers are never
-skipped, only the statements in their bodies. ``return``, ``break``,
-``continue`` and ``raise`` are simple statements and can be skipped
-(execution goes on with the next statement).
+``nonlocal`` do nothing and are no units. The control flow of the run is
+kept, as in STRIPE: the headers of compound statements (``if``, ``while``,
+``for``, ``try``, ``with``, ``def``, ``class``, ``match``) are never
+skipped, only the statements in their bodies; nor are ``return``,
+``raise``, ``break`` and ``continue``, which end their block (CPython drops
+the code after them, so there is no place to jump to) and are control flow
+themselves. Every other simple statement is a unit.
 
 Skipping. A line-event trace function sets ``frame.f_lineno`` to the next
 statement of the same block. CPython sends no line event for the line a
@@ -64,7 +65,7 @@ def analyse(text, path, length):
         )
         if hasattr(ast, name)
     )
-    no_unit = (ast.Pass, ast.Global, ast.Nonlocal)
+    no_unit = (ast.Pass, ast.Global, ast.Nonlocal, ast.Return, ast.Raise, ast.Break, ast.Continue)
     units = {}
     headers = set()
     spare = [max(length, len(text.splitlines())) + 1]
@@ -141,7 +142,7 @@ class Tracer:
         occurrence = self.counts.get(key, 0) + 1
         self.counts[key] = occurrence
         if self.bounds is not None and occurrence > self.bounds.get(key, 0):
-            self.stop("diverged", "line %d ran %d times, more than in the recorded run" % (line, occurrence))
+            self.stop("diverged", f"line {line} ran {occurrence} times, more than in the recorded run")
         if self.recording:
             self.events.append((index, line, occurrence))
         return (index, line, occurrence) in self.skip
@@ -162,7 +163,7 @@ class Local:
         tracer = self.tracer
         tracer.lines += 1
         if tracer.budget is not None and tracer.lines > tracer.budget:
-            tracer.stop("timeout", "more than %d traced lines (a hang)" % tracer.budget)
+            tracer.stop("timeout", f"more than {tracer.budget} traced lines (a hang)")
         line = frame.f_lineno
         if self.span is not None and self.span[0] <= line <= self.span[1]:
             return self  # inside the unit that runs (a continuation line, a resumed yield)
@@ -179,7 +180,7 @@ class Local:
             try:
                 frame.f_lineno = landing
             except ValueError as error:  # CPython refuses this jump: the configuration cannot run
-                tracer.stop("error", "cannot skip line %d: %s" % (line, error))
+                tracer.stop("error", f"cannot skip line {line}: {error}")
         return self
 
 
@@ -224,7 +225,7 @@ def describe(error):
         tb = tb.tb_next
     try:
         message = str(error)
-    except Exception:
+    except Exception:  # noqa: BLE001  (a hostile __str__)
         message = "<unprintable>"
     return {"ending": "exception", "exception": name, "message": message, "frame": frame, "exit_code": 1}
 
@@ -246,7 +247,7 @@ class Run:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110  (a closed stream: nothing to flush)
                 pass
         tracer = self.tracer
         if tracer is not None:
@@ -258,7 +259,7 @@ class Run:
                     files[index] = filename
                 self.result["files"] = files
                 with open(self.spec["cache"], "wb") as file:
-                    marshal.dump(dict((f, (layout.code, layout.units)) for f, (_, layout) in self.layouts.items()), file)
+                    marshal.dump({f: (layout.code, layout.units) for f, (_, layout) in self.layouts.items()}, file)
         with open(self.spec["result"], "w", encoding="utf-8", errors="surrogateescape") as file:
             file.write(repr(self.result))
         os._exit(0)
@@ -274,7 +275,7 @@ class Run:
         cached = {}
         if spec.get("mode") != "record":
             with open(spec["cache"], "rb") as file:
-                cached = dict((f, Layout(*entry)) for f, entry in marshal.load(file).items())
+                cached = {f: Layout(*entry) for f, entry in marshal.load(file).items()}
         layout = cached.get(path)
         if layout is None:
             try:
@@ -286,9 +287,9 @@ class Run:
         names = list(spec.get("include", []))
         if names:
             sys.meta_path.insert(0, instrumenting_finder(names, self.layouts, cached))
-        skip = set(tuple(e) for e in spec.get("skip", []))
+        skip = {tuple(e) for e in spec.get("skip", [])}
         recording = spec.get("mode") == "record"
-        bounds = None if recording else dict(((f, n), o) for f, n, o in spec.get("bounds", []))
+        bounds = None if recording else {(f, n): o for f, n, o in spec.get("bounds", [])}
         self.tracer = Tracer(self.layouts, skip, bounds, spec.get("budget"), self.finish, recording)
         module = types.ModuleType("__main__")
         module.__file__ = path
@@ -299,7 +300,7 @@ class Run:
         try:
             sys.settrace(self.tracer.global_trace)
             try:
-                exec(layout.code, module.__dict__)
+                exec(layout.code, module.__dict__)  # noqa: S102  (running the program is the point)
             finally:
                 sys.settrace(None)
         except SystemExit as error:
@@ -307,10 +308,10 @@ class Run:
             if code is None:
                 code = 0
             elif not isinstance(code, int):
-                sys.stderr.write("%s\n" % (code,))
+                sys.stderr.write(f"{code}\n")
                 code = 1
             self.result["exit_code"] = code
-        except BaseException as error:  # the program's failure is what the test observes
+        except BaseException as error:  # noqa: BLE001  (the program's failure is what the test observes)
             self.result.update(describe(error))
         self.finish()
 
