@@ -98,5 +98,5 @@ def slice_command(
 
 def _summary(result: SliceResult) -> None:
     levels = ", ".join(f"{v.name}: {v.kept} of {v.elements} kept in {v.tests} tests" for v in result.levels)
-    say(f"slice for {result.criterion}: {len(result.kept)} of {len(result.trace)} events ({levels})")
+    say(f"slice for {result.criterion}: {len(result.kept)} of {len(result.trace)} events" + (f" ({levels})" if levels else ""))
     say(f"{result.tests} tests ({result.cache_hits} cached), {result.seconds:.1f} s")
