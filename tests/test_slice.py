@@ -343,6 +343,7 @@ def test_command_listing_report_and_plot(tmp_path: Path) -> None:
         (["{prog}", "--plot", "out.txt"], 2, "must end in .png, .svg, .pdf"),
         (["{prog}", "--expect", "KeyError"], 1, "does not reproduce: wanted raises KeyError, got no exception"),
         (["{bad}"], 2, "does not parse"),
+        (["{prog}", "--include", "nosuchmodule"], 2, "--include nosuchmodule: the run never imported it"),
     ],
 )
 def test_command_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], status: int, message: str) -> None:

@@ -190,18 +190,21 @@ def slice_run(
     launcher = Launcher(path, python=python, append=options.append, stdin=stdin_path, include=include)
     try:
         original = record(launcher, options.timeout)
-        _check_original(original, criterion, path)
+        _check_original(original, criterion, path, include)
         oracle = SliceOracle(launcher, original, criterion, options.timeout)
         return _Search(path, text, oracle, include, jobs, stop, started).run()
     finally:
         launcher.close()
 
 
-def _check_original(original: ChildRun, criterion: Criterion, path: Path) -> None:
+def _check_original(original: ChildRun, criterion: Criterion, path: Path, include: Sequence[str]) -> None:
     if original.ending == "syntax":
         raise UsageError(f"{path} does not parse: {original.message}")
     if original.ending not in ("ok", "exception"):
         raise NotReproducibleError(f"{path} does not run to its end under the tracer: {original.describe()}")
+    unused = [name for name, file in zip(include, original.files[1:]) if not file]
+    if unused:
+        raise UsageError(f"--include {', '.join(unused)}: the run never imported it from a source file")
     if criterion.judge(original, original) is not Outcome.FAIL:
         raise NotReproducibleError(f"{path} does not reproduce: wanted {criterion.describe()}, got {original.describe()}")
 
