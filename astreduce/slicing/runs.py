@@ -17,7 +17,8 @@ run that raised another exception than the original (or ``--expect``'s),
 or raised one where the original raised none. Otherwise it is FAIL when
 every given criterion holds (``--expect``, ``--stdout``, ``--stderr``,
 ``--exit-code``), and without any, when its standard output and exit
-status are the original's (the paper's "whole output"); else PASS.
+status are the original's (the paper's "whole output"); else PASS. As for
+every command oracle, the last 64 KiB of each output are what is compared.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import ast
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,7 +172,6 @@ class ChildPending:
         self.process = process
         self.spec_path = spec_path
         self.result_path = result_path
-        self.started = time.monotonic()
 
     def done(self) -> bool:
         return self.process.done()
