@@ -5,6 +5,7 @@ The public API:
 * :func:`reduce_source`, :func:`reduce_file` — reduce a program against an oracle;
 * :func:`ddmin`, :func:`dd` — delta debugging over any sequence;
 * :class:`DeltaDebugger` — the two-line interface: reduce the arguments of a failing call;
+* :func:`slice_run` — the critical slice of a run: the statement executions that cause its outcome;
 * :class:`Outcome` and the errors.
 """
 
@@ -23,6 +24,7 @@ from astreduce.errors import (
 )
 from astreduce.outcome import Outcome
 from astreduce.reduce.single import Result, reduce_file, reduce_source
+from astreduce.slicing import SliceResult, slice_run
 
 __all__ = [
     "AstReduceError",
@@ -36,10 +38,12 @@ __all__ = [
     "Outcome",
     "ReductionStopped",
     "Result",
+    "SliceResult",
     "TransformLoadError",
     "UsageError",
     "dd",
     "ddmin",
     "reduce_file",
     "reduce_source",
+    "slice_run",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -64,3 +65,19 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
     )
+
+
+def some_oracle_options(names: tuple[str, ...], helps: dict[str, str]) -> Callable[[click.Command], click.Command]:
+    """Add some of the oracle options (by parameter name) to a click command, with other help
+    texts where the command means them differently (``astreduce slice``: no ``--run``)."""
+    declared = {p.name: p for p in click.command()(oracle_options(lambda **_: None)).params}
+
+    def add(command: click.Command) -> click.Command:
+        for name in names:
+            option = copy.copy(declared[name])
+            if name in helps:
+                option.help = helps[name]
+            command.params.append(option)
+        return command
+
+    return add

@@ -1,0 +1,102 @@
+"""``astreduce slice PROGRAM``: the critical slice of a run, the executions that cause its outcome."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from astreduce.cli.common import errors, exit_after, run_reduction, say
+from astreduce.cli.options import some_oracle_options
+from astreduce.files import check_output_path, write_atomically
+from astreduce.oracles import read_append
+from astreduce.oracles.options import OracleOptions
+from astreduce.slicing import SliceResult, slice_run
+from astreduce.slicing.listing import render_listing
+from astreduce.slicing.plot import check_plot_path, plot_slice
+
+#: The oracle options of ``reduce`` that a slice takes, with help texts for a slice.
+_OPTIONS = ("expect", "match", "stdout_pattern", "stderr_pattern", "exit_code", "append_path", "python", "timeout", "jobs")
+_HELPS = {
+    "expect": "The run must raise this exception [default: the one the program raises, or none].",
+    "stdout_pattern": "The run's standard output must match REGEX (searched) [default without --expect, --stdout, --stderr, --exit-code: the whole output stays the same].",
+    "stderr_pattern": "The run's standard error must match REGEX (searched).",
+    "exit_code": "The run must exit with this status.",
+    "append_path": "A script run after the program in every run; its statements are not events.",
+    "python": "Interpreter that runs the program (3.8 or newer; e.g. 3.12: pyenv's).",
+    "timeout": "Seconds per test [default: 10x the recorded run's time, at least 2].",
+}
+
+
+@some_oracle_options(_OPTIONS, _HELPS)
+@click.command("slice")
+@click.argument("program", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--stdin", "stdin_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="The program's standard input in every run.")
+@click.option("--include", "include", metavar="MODULE", multiple=True, help="The statements of this module are events too (repeat for more).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here (events as [line, occurrence], tests, trace_length).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Draw the search as the paper's Figure 5 (png, svg, pdf; needs the plot extra).")
+@click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+def slice_command(
+    program: Path,
+    stdin_path: Path | None,
+    include: tuple[str, ...],
+    report_path: Path | None,
+    plot_path: Path | None,
+    quiet: bool,
+    debug: bool,
+    jobs: int,
+    **values: Any,
+) -> None:
+    """Find the critical slice of a run of PROGRAM (STRIPE, Cleve & Zeller 2000).
+
+    One traced run records the executions of PROGRAM's statements; delta
+    debugging then skips executions (all of a line's first, then single
+    ones) until every one left is needed to reproduce the outcome: the
+    exception given by --expect, output matching --stdout/--stderr, the
+    --exit-code, or without these the whole output. Prints PROGRAM with the
+    kept executions beside each line (6₂ = the second execution of line 6).
+    Headers of compound statements (if, while, for, try, with, def, class)
+    are never skipped: they keep the run's control flow.
+    """
+    with errors(debug):
+        options = OracleOptions(
+            expect=values["expect"],
+            match=values["match"],
+            append=read_append(values["append_path"]),
+            timeout=values["timeout"],
+            python=values["python"],
+            exit_code=values["exit_code"],
+            stderr=values["stderr_pattern"],
+            stdout=values["stdout_pattern"],
+        )
+        for target, what in ((report_path, "report"), (plot_path, "plot")):
+            if target is not None:
+                check_output_path(target, program, what=what)
+        if plot_path is not None:
+            check_plot_path(plot_path)
+        result, interrupted = run_reduction(
+            lambda stop, progress: slice_run(program, options, stdin=stdin_path, include=include, jobs=jobs, stop=stop),
+            quiet=True,  # no live display: the summary comes at the end
+            target="the report",
+            has_saved=lambda: False,
+            what="slice",
+        )
+        if report_path is not None:
+            write_atomically(report_path, (json.dumps(result.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        if plot_path is not None:
+            plot_slice(result, plot_path)
+        if not quiet:
+            _summary(result)
+        click.echo(render_listing(result), nl=False)
+        if not result.verified and not interrupted:
+            say("the slice did not reproduce on a second run (a flaky program?)")
+        exit_after(result.verified, interrupted, "the listing above")
+
+
+def _summary(result: SliceResult) -> None:
+    levels = ", ".join(f"{v.name}: {v.kept} of {v.elements} kept in {v.tests} tests" for v in result.levels)
+    say(f"slice for {result.criterion}: {len(result.kept)} of {len(result.trace)} events" + (f" ({levels})" if levels else ""))
+    say(f"{result.tests} tests ({result.cache_hits} cached), {result.seconds:.1f} s")
