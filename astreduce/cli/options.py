@@ -10,6 +10,7 @@ import click
 
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
+from astreduce.search.cluster import Cluster, connect
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,3 +65,24 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
     )
+
+
+#: ``--dask ADDRESS``, for the commands whose tests can run on a Dask cluster (reduce, compare).
+dask_option = click.option(
+    "--dask",
+    "dask_address",
+    metavar="ADDRESS",
+    help="Run the tests on the workers of the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); "
+    "-j defaults to the workers' threads. The result is the same as a local run.",
+)
+
+
+def cluster_from(address: str | None, jobs: int) -> tuple[Cluster | None, int]:
+    """The cluster ``--dask`` names (None without it) and the jobs to run at once:
+    ``-j`` when given on the command line, else, with a cluster, its workers' threads."""
+    if address is None:
+        return None, jobs
+    cluster = connect(address)
+    context = click.get_current_context(silent=True)
+    given = context is not None and context.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE
+    return cluster, jobs if given else cluster.threads

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import oracle_options, options_from
+from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import (
     check_output_dir,
@@ -20,6 +20,7 @@ from astreduce.files import (
     check_report_path,
     default_output,
     default_output_dir,
+    Source,
     read_input,
     read_source,
     write_atomically,
@@ -40,6 +41,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
 @click.option("--entry", metavar="FILE", help="A directory or several files: the file that runs as __main__, with the copy's folder first on sys.path (the exec oracle), and {file} in --run [default for several files: the first one].")
 @oracle_options
+@dask_option
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
 @click.option("--exhaustive", is_flag=True, help="In every round of the auto strategy, retry one by one every edit that failed before, not only those whose surroundings changed: 1-minimal in every round, about twice the tests on large inputs.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
@@ -61,8 +63,8 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     oracle); --run CMD gets {dir} (the copy) and {file} (the entry file, else
     the copy); --test SCRIPT gets the copy's folder as its argument.
     """
-    output, in_place, report_path, quiet, debug = (
-        values.pop(name) for name in ("output", "in_place", "report_path", "quiet", "debug")
+    output, in_place, report_path, quiet, debug, dask_address = (
+        values.pop(name) for name in ("output", "in_place", "report_path", "quiet", "debug", "dask_address")
     )
     with errors(debug):
         transform_names = values.pop("transform_names")
@@ -79,13 +81,19 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
         if len(inputs) == 1 and not inputs[0].is_dir():
             if entry is not None:
                 raise UsageError("--entry goes with a directory or several files, not with one file")
-            _reduce_file(inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
+            _reduce_file(
+                inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
+                dask_address=dask_address,
+            )
         else:
+            if dask_address is not None:
+                raise UsageError("--dask is for a single file, not for a directory or several files")
             _reduce_tree(list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
 
 
 def _reduce_file(
-    file: Path, config: ReduceConfig, *, output: Path | None, in_place: bool, report_path: Path | None, quiet: bool
+    file: Path, config: ReduceConfig, *, output: Path | None, in_place: bool, report_path: Path | None, quiet: bool,
+    dask_address: str | None = None,
 ) -> None:
     """``astreduce reduce FILE``."""
     if in_place and output is not None:
@@ -103,6 +111,19 @@ def _reduce_file(
             "move it away first, or write elsewhere with -o"
         )
     config = replace(config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode)
+    cluster, jobs = cluster_from(dask_address, config.jobs)
+    try:
+        _reduce_source(file, source, replace(config, cluster=cluster, jobs=jobs), target, in_place, backup, report_path, quiet)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _reduce_source(
+    file: Path, source: Source, config: ReduceConfig, target: Path, in_place: bool, backup: Path,
+    report_path: Path | None, quiet: bool,
+) -> None:
+    """Reduce the text of ``file`` to ``target``, saving every improvement; the report and the exit status."""
     saved: list[str] = []
 
     def save(text: str) -> None:
@@ -201,3 +222,6 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
             f"{'' if result.verified else ' (NOT verified)'}",
             err=True,
         )
+    workers = getattr(result, "workers", None)
+    if workers and not quiet:
+        click.echo(f"tests per worker: {', '.join(f'{name} {count}' for name, count in workers.items())}", err=True)
