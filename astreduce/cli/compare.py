@@ -26,13 +26,12 @@ from astreduce.compare import (
 )
 from astreduce.errors import UsageError
 from astreduce.measure import measure
-from astreduce.oracles.options import build_oracle
+from astreduce.oracles import Oracle
+from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.reduce.report import EXIT_INTERRUPTED
 from astreduce.files import Source, check_output_path, read_source
-from astreduce.oracles import Oracle
-from astreduce.oracles.options import OracleOptions
-from astreduce.search.cluster import Cluster, tests_by_worker
 from astreduce.reduce.single import StopRequest
+from astreduce.search.cluster import Cluster, tests_by_worker
 
 
 @click.command("compare")

@@ -15,12 +15,12 @@ from astreduce.cli.common import errors, exit_after, run_reduction, say
 from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import (
+    Source,
     check_output_dir,
     check_output_path,
     check_report_path,
     default_output,
     default_output_dir,
-    Source,
     read_input,
     read_source,
     write_atomically,

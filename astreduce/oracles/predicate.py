@@ -38,7 +38,14 @@ from dataclasses import dataclass, field
 from astreduce.oracles import Run, Verdict
 from astreduce.oracles._worker_main import error_message, flush_output, innermost, qualified
 from astreduce.oracles.execution import OUTPUT_NAME, Job
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, make_workdir
+from astreduce.oracles.sandbox import (
+    MIN_CPU_TIMEOUT,
+    MIN_TIMEOUT,
+    Limits,
+    ProcessGroupCap,
+    die_with_parent,
+    make_workdir,
+)
 from astreduce.outcome import Outcome
 
 #: Time limit while the original is judged, before calibration sets one (``timeout`` unless given).
