@@ -9,6 +9,7 @@ local Dask cluster for the ``--dask`` tests, once per session.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -29,46 +30,64 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Dask scheduler and two workers (``w1``, ``w2``, one thread each) on 127.0.0.1: the scheduler's address.
 
     Real ``dask scheduler`` and ``dask worker`` processes, as a user starts
-    them; shut down with SIGTERM (then SIGKILL) at the end of the session.
-    Skipped only when ``distributed`` is not installed.
+    them. They are not children of the test process (tests count its
+    children to find leaked test processes): a shell starts them in the
+    background and exits. At the end of the session the scheduler closes its
+    workers and itself; SIGKILL ends whatever is left. Should the session
+    die first, the workers leave when the scheduler has been gone 60 s, the
+    scheduler after 15 idle minutes. Skipped only when ``distributed`` is
+    not installed.
     """
     pytest.importorskip("distributed")
     folder = tmp_path_factory.mktemp("dask")
     scheduler_file = folder / "scheduler.json"
-    dask = [sys.executable, "-m", "dask"]
-    processes: list[subprocess.Popen[bytes]] = []
-
-    def start(*args: str, log: str) -> None:
-        with open(folder / log, "wb") as output:
-            processes.append(subprocess.Popen([*dask, *args], cwd=folder, stdout=output, stderr=subprocess.STDOUT))
-
+    pids: list[int] = []
+    address = ""
     try:
-        start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-              "--scheduler-file", str(scheduler_file), log="scheduler.log")
-        address = _scheduler_address(scheduler_file, processes[0])
+        pids.append(_detached(folder / "scheduler.log", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                              "--no-dashboard", "--idle-timeout", "900", "--scheduler-file", str(scheduler_file)))
+        address = _scheduler_address(scheduler_file, pids[0])
         for name in ("w1", "w2"):
-            start("worker", address, "--name", name, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                  "--host", "127.0.0.1", "--local-directory", str(folder / name), log=f"{name}.log")
+            pids.append(_detached(folder / f"{name}.log", "worker", address, "--name", name, "--nthreads", "1",
+                                  "--no-nanny", "--no-dashboard", "--death-timeout", "60", "--host", "127.0.0.1",
+                                  "--local-directory", str(folder / name)))
         _wait_for_workers(address, 2)
         yield address
     finally:
-        if len(processes) > 1:
+        if address:
             _shut_down(address)
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
-def _scheduler_address(scheduler_file: Path, scheduler: subprocess.Popen[bytes]) -> str:
+def _detached(log: Path, *args: str) -> int:
+    """Start ``python -m dask ARGS`` in the background of a shell that exits at once; its pid."""
+    started = subprocess.run(
+        ["/bin/sh", "-c", 'log=$1; shift; "$@" >"$log" 2>&1 </dev/null & echo $!', "sh", str(log),
+         sys.executable, "-m", "dask", *args],
+        cwd=log.parent, capture_output=True, text=True, check=True,
+    )
+    return int(started.stdout)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie its new parent has not reaped yet does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _scheduler_address(scheduler_file: Path, scheduler: int) -> str:
     deadline = time.monotonic() + CLUSTER_START
     while time.monotonic() < deadline:
-        if scheduler.poll() is not None:
-            raise RuntimeError(f"dask scheduler exited with status {scheduler.returncode}")
+        if not _alive(scheduler):
+            raise RuntimeError(f"dask scheduler exited; see {scheduler_file.parent / 'scheduler.log'}")
         try:
             address: str = json.loads(scheduler_file.read_text())["address"]
             return address

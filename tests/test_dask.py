@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from astreduce.cli import main
+from astreduce.errors import UsageError
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import RetryingOracle
@@ -175,3 +176,19 @@ def test_a_recipe_carries_settings_not_live_parts() -> None:
     assert inner._spare is None and inner.tests == 0
     command = CommandOracle(commands=["{python} {file}"], timeout=2.0)
     assert rebuild(recipe_of(command)).identity == command.identity  # type: ignore[attr-defined]  # a CommandOracle
+
+
+def test_cluster_map_runs_whole_jobs_in_order(dask_cluster: str) -> None:
+    def square_or_fail(n: int) -> int:  # defined here: pickled by value (the workers cannot import test modules)
+        if n < 0:
+            raise UsageError(f"negative: {n}")
+        return n * n
+
+    cluster = connect(dask_cluster)
+    try:
+        assert cluster.threads == 2
+        assert cluster.map(square_or_fail, range(8)) == [n * n for n in range(8)]
+        with pytest.raises(UsageError, match="negative: -1"):  # astreduce's own errors come back as they are
+            cluster.map(square_or_fail, [1, -1])
+    finally:
+        cluster.close()

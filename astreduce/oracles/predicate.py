@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -44,6 +43,7 @@ from astreduce.oracles.sandbox import (
     Limits,
     ProcessGroupCap,
     die_with_parent,
+    enter_test_folder,
     make_workdir,
 )
 from astreduce.outcome import Outcome
@@ -166,16 +166,8 @@ def _child(predicate: Callable[[str], object], text: str, workdir: str, report_f
 
     report: dict[str, object] = {"ending": "crash"}
     try:
-        os.setpgid(0, 0)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        enter_test_folder(workdir, OUTPUT_NAME)
         die_with_parent()
-        os.chdir(workdir)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        output = os.open(os.path.join(workdir, OUTPUT_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(output, 1)
-        os.dup2(output, 2)
         limits.apply()
         cap.join_before_spawning()
         try:
