@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import pickle
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from astreduce.errors import UsageError
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import RetryingOracle
+from astreduce.outcome import Outcome
 from astreduce.search import cluster as cluster_module
 from astreduce.search.cluster import connect, rebuild, recipe_of
 
@@ -190,5 +193,42 @@ def test_cluster_map_runs_whole_jobs_in_order(dask_cluster: str) -> None:
         assert cluster.map(square_or_fail, range(8)) == [n * n for n in range(8)]
         with pytest.raises(UsageError, match="negative: -1"):  # astreduce's own errors come back as they are
             cluster.map(square_or_fail, [1, -1])
+    finally:
+        cluster.close()
+
+
+def _running(argv: list[str]) -> bool:
+    """Whether a process whose command line starts with ``argv`` runs on this machine."""
+    wanted = "\0".join(argv).encode() + b"\0"
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(wanted):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def test_a_cancelled_test_is_killed_on_its_worker(dask_cluster: str) -> None:
+    sleeping = ["sleep", f"{600 + uuid.uuid4().int % 1000 / 1000:.3f}"]  # a command line no one else runs
+    cluster = connect(dask_cluster)
+    try:
+        slow = cluster.adopt(CommandOracle(commands=[" ".join(sleeping) + "; cat {file}"], timeout=1200.0))
+        started = [slow.start(f"# {n}\n") for n in range(2)]  # one on each worker
+        deadline = time.monotonic() + 60
+        while not _running(sleeping) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _running(sleeping)
+        for pending in started:
+            pending.cancel()
+        # the workers look every tenth of a second; uncancelled, the sleeps would run for ten minutes
+        deadline = time.monotonic() + 20
+        while _running(sleeping) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(sleeping)
+        quick = cluster.adopt(CommandOracle(commands=["true {file}"], timeout=120.0))
+        assert quick.judge("a = 1\n").outcome is Outcome.PASS  # the workers are free again
+        slow.close()
+        quick.close()
     finally:
         cluster.close()

@@ -258,7 +258,8 @@ def reduce_source(
     in the child. No other oracle option goes with it.
 
     ``cluster`` (from :func:`astreduce.search.cluster.connect`) runs the tests
-    on a Dask cluster's workers; the result is the same.
+    on a Dask cluster's workers, ``jobs`` at once (pass ``cluster.threads``
+    to keep every worker busy); the result is the same.
 
     ``stop`` (a :class:`StopRequest`) lets a signal handler stop the search
     between two tests. ``exhaustive`` retries, in every round, each single
