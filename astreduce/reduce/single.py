@@ -58,7 +58,8 @@ class Result(SearchFigures):
     resumed: int = 0
     """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
     workers: dict[str, int] = field(default_factory=dict)
-    """With a cluster (``--dask``): per worker, the tests it ran whose verdict was read."""
+    """With a cluster (``--dask``): per worker, the search's tests it ran to the end (calibration and the
+    final check not counted; a test that ended before the search passed over it is, so the sum may exceed ``tests``)."""
 
     @property
     def input_ast_nodes(self) -> int | None:
