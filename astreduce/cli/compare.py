@@ -26,12 +26,11 @@ from astreduce.compare import (
 )
 from astreduce.errors import UsageError
 from astreduce.measure import measure
-from astreduce.oracles import Oracle
-from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.options import build_oracle
 from astreduce.reduce.report import EXIT_INTERRUPTED
-from astreduce.files import Source, check_output_path, read_source
+from astreduce.files import check_output_path, read_source
 from astreduce.reduce.single import StopRequest
-from astreduce.search.cluster import Cluster, tests_by_worker
+from astreduce.search.cluster import tests_by_worker
 
 
 @click.command("compare")
@@ -107,87 +106,66 @@ def compare_command(
         source = read_source(file)
         search_path = str(file.resolve().parent)
         cluster, jobs = cluster_from(dask_address, jobs)
+        oracle = (cluster.build_oracle if cluster is not None else build_oracle)(
+            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
+        )
+        described = describe_oracle(
+            oracle, options, Path(append_path).name if append_path else None
+        )
+
+        def progress(row: ComparisonRow) -> None:
+            if quiet:
+                return
+            if row.is_skipped:
+                click.echo(f"{row.strategy}: {row.note}", err=True)
+            else:
+                click.echo(
+                    f"{row.strategy}: {row.tests:,} tests, {row.tokens:,} tokens, {row.seconds:.1f} s",
+                    err=True,
+                )
+
+        stopped: ComparisonStopped | None = None
+        stop = StopRequest()
         try:
-            _compare(
-                file, source, options, cluster, jobs, strategies, search_path, append_path,
-                csv_path=csv_path, json_path=json_path, plot_path=plot_path, log_x=log_x, markdown=markdown, quiet=quiet,
-            )
+            with stop_on_signals(stop):
+                rows = compare(
+                    source.text,
+                    oracle,
+                    strategies,
+                    filename=file.name,
+                    options=options,
+                    jobs=jobs,
+                    search_path=search_path,
+                    encode=source.encode,
+                    stop=stop,
+                    on_row=progress,
+                )
+        except ComparisonStopped as error:
+            stopped, rows = error, error.rows
         finally:
-            if cluster is not None:
-                cluster.close()
-
-
-def _compare(
-    file: Path, source: Source, options: OracleOptions, cluster: Cluster | None, jobs: int, strategies: list[str],
-    search_path: str, append_path: str | None, *, csv_path: Path | None, json_path: Path | None, plot_path: Path | None,
-    log_x: bool, markdown: bool, quiet: bool,
-) -> None:
-    """Every strategy on ``source``: the table, the files, the exit status (the oracle's tests on ``cluster`` if any)."""
-    if cluster is not None:
-        oracle: Oracle[str] = cluster.build_oracle(
-            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
-        )
-    else:
-        oracle = build_oracle(
-            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
-        )
-    described = describe_oracle(
-        oracle, options, Path(append_path).name if append_path else None
-    )
-
-    def progress(row: ComparisonRow) -> None:
-        if quiet:
-            return
-        if row.is_skipped:
-            click.echo(f"{row.strategy}: {row.note}", err=True)
-        else:
-            click.echo(
-                f"{row.strategy}: {row.tests:,} tests, {row.tokens:,} tokens, {row.seconds:.1f} s",
-                err=True,
+            oracle.close()
+        workers = tests_by_worker(oracle)
+        if workers and not quiet:
+            say(f"tests per worker: {', '.join(f'{name} {count}' for name, count in sorted(workers.items()))}")
+        size = measure(source.text)
+        title = f"{file.name} ({size.tokens:,} tokens)"
+        style = "markdown" if markdown else "plain"
+        print_table(rows, source.text, f"{title}, oracle: {described}", style)
+        if csv_path is not None:
+            write_csv(csv_path, rows)
+        if json_path is not None:
+            write_json(json_path, comparison_dict(rows, source.text, str(file), described))
+        if plot_path is not None and rows:
+            plot_comparison(
+                rows,
+                plot_path,
+                title=f"Reducing {title}",
+                subtitle=f"oracle: {described}",
+                log_x=log_x,
             )
-
-    stopped: ComparisonStopped | None = None
-    stop = StopRequest()
-    try:
-        with stop_on_signals(stop):
-            rows = compare(
-                source.text,
-                oracle,
-                strategies,
-                filename=file.name,
-                options=options,
-                jobs=jobs,
-                search_path=search_path,
-                encode=source.encode,
-                stop=stop,
-                on_row=progress,
-            )
-    except ComparisonStopped as error:
-        stopped, rows = error, error.rows
-    finally:
-        oracle.close()
-    workers = tests_by_worker(oracle)
-    if workers and not quiet:
-        say(f"tests per worker: {', '.join(f'{name} {count}' for name, count in sorted(workers.items()))}")
-    size = measure(source.text)
-    title = f"{file.name} ({size.tokens:,} tokens)"
-    style = "markdown" if markdown else "plain"
-    print_table(rows, source.text, f"{title}, oracle: {described}", style)
-    if csv_path is not None:
-        write_csv(csv_path, rows)
-    if json_path is not None:
-        write_json(json_path, comparison_dict(rows, source.text, str(file), described))
-    if plot_path is not None and rows:
-        plot_comparison(
-            rows,
-            plot_path,
-            title=f"Reducing {title}",
-            subtitle=f"oracle: {described}",
-            log_x=log_x,
-        )
-    if stopped is not None:
-        say("interrupted; the table holds the strategies run so far")
-        sys.exit(EXIT_INTERRUPTED)
-    if any(row.verified is False for row in rows):
-        say("a result did not reproduce when run again: the oracle may be flaky")
-        sys.exit(1)
+        if stopped is not None:
+            say("interrupted; the table holds the strategies run so far")
+            sys.exit(EXIT_INTERRUPTED)
+        if any(row.verified is False for row in rows):
+            say("a result did not reproduce when run again: the oracle may be flaky")
+            sys.exit(1)

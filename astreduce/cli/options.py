@@ -78,11 +78,13 @@ dask_option = click.option(
 
 
 def cluster_from(address: str | None, jobs: int) -> tuple[Cluster | None, int]:
-    """The cluster ``--dask`` names (None without it) and the jobs to run at once:
-    ``-j`` when given on the command line, else, with a cluster, its workers' threads."""
+    """The cluster ``--dask`` names (None without it), disconnected when the command ends,
+    and the jobs to run at once: ``-j`` when given on the command line, else, with a
+    cluster, its workers' threads."""
     if address is None:
         return None, jobs
     cluster = connect(address)
-    context = click.get_current_context(silent=True)
-    given = context is not None and context.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE
+    context = click.get_current_context()
+    context.call_on_close(cluster.close)  # when the command ends, however it ends
+    given = context.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE
     return cluster, jobs if given else cluster.threads

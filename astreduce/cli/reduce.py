@@ -15,7 +15,6 @@ from astreduce.cli.common import errors, exit_after, run_reduction, say
 from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import (
-    Source,
     check_output_dir,
     check_output_path,
     check_report_path,
@@ -110,20 +109,10 @@ def _reduce_file(
             f"{backup} exists (a backup from an earlier --in-place run?) and differs from {file}; "
             "move it away first, or write elsewhere with -o"
         )
-    config = replace(config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode)
     cluster, jobs = cluster_from(dask_address, config.jobs)
-    try:
-        _reduce_source(file, source, replace(config, cluster=cluster, jobs=jobs), target, in_place, backup, report_path, quiet)
-    finally:
-        if cluster is not None:
-            cluster.close()
-
-
-def _reduce_source(
-    file: Path, source: Source, config: ReduceConfig, target: Path, in_place: bool, backup: Path,
-    report_path: Path | None, quiet: bool,
-) -> None:
-    """Reduce the text of ``file`` to ``target``, saving every improvement; the report and the exit status."""
+    config = replace(
+        config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode, cluster=cluster, jobs=jobs
+    )
     saved: list[str] = []
 
     def save(text: str) -> None:
