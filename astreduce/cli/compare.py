@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, say, stop_on_signals
-from astreduce.cli.options import oracle_options, options_from
+from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
 from astreduce.compare import (
     DEFAULT_STRATEGIES,
     PLOT_SUFFIXES,
@@ -32,6 +32,7 @@ from astreduce.oracles.options import build_oracle
 from astreduce.reduce.report import EXIT_INTERRUPTED
 from astreduce.files import check_output_path, read_source
 from astreduce.reduce.single import StopRequest
+from astreduce.search.cluster import tests_by_worker
 
 
 @click.command("compare")
@@ -45,6 +46,7 @@ from astreduce.reduce.single import StopRequest
     help="The strategies to compare, in table order.",
 )
 @oracle_options
+@dask_option
 @click.option(
     "--csv",
     "csv_path",
@@ -87,6 +89,7 @@ def compare_command(
     quiet: bool,
     debug: bool,
     jobs: int,
+    dask_address: str | None,
     **oracle_values: Any,
 ) -> None:
     """Reduce FILE with every strategy and compare tests, time and final size.
@@ -119,7 +122,8 @@ def compare_command(
             check_data_oracle(options)
             search = GrammarSearch(Grammar.load(grammar_path, start_rule), source.text, file.name)
         search_path = str(file.resolve().parent)
-        oracle = build_oracle(
+        cluster, jobs = cluster_from(dask_address, jobs)
+        oracle = (cluster.build_oracle if cluster is not None else build_oracle)(
             options, source.text, filename=file.name, search_path=search_path, encode=source.encode
         )
         described = describe_oracle(
@@ -158,6 +162,9 @@ def compare_command(
             stopped, rows = error, error.rows
         finally:
             oracle.close()
+        workers = tests_by_worker(oracle)
+        if workers and not quiet:
+            say(f"tests per worker: {', '.join(f'{name} {count}' for name, count in sorted(workers.items()))}")
         size = measure(source.text)
         title = f"{file.name} ({size.tokens:,} tokens)"
         style = "markdown" if markdown else "plain"

@@ -11,6 +11,7 @@ import click
 
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
+from astreduce.search.cluster import Cluster, connect
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,3 +82,24 @@ def some_oracle_options(names: tuple[str, ...], helps: dict[str, str]) -> Callab
         return command
 
     return add
+#: ``--dask ADDRESS``, for the commands whose tests can run on a Dask cluster (reduce, compare).
+dask_option = click.option(
+    "--dask",
+    "dask_address",
+    metavar="ADDRESS",
+    help="Run the tests on the workers of the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); "
+    "-j defaults to the workers' threads. The result is the same as a local run.",
+)
+
+
+def cluster_from(address: str | None, jobs: int) -> tuple[Cluster | None, int]:
+    """The cluster ``--dask`` names (None without it), disconnected when the command ends,
+    and the jobs to run at once: ``-j`` when given on the command line, else, with a
+    cluster, its workers' threads."""
+    if address is None:
+        return None, jobs
+    cluster = connect(address)
+    context = click.get_current_context()
+    context.call_on_close(cluster.close)  # when the command ends, however it ends
+    given = context.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE
+    return cluster, jobs if given else cluster.threads

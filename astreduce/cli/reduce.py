@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import oracle_options, options_from
+from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
 from astreduce.errors import UsageError
 from astreduce.files import (
     check_output_dir,
@@ -42,6 +42,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
 @click.option("--entry", metavar="FILE", help="A directory or several files: the file that runs as __main__, with the copy's folder first on sys.path (the exec oracle), and {file} in --run [default for several files: the first one].")
 @oracle_options
+@dask_option
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the result with black when that still reproduces.")
 @click.option("--exhaustive", is_flag=True, help="In every round of the auto strategy, retry one by one every edit that failed before, not only those whose surroundings changed: 1-minimal in every round, about twice the tests on large inputs.")
 @click.option("--grammar", "grammar_path", type=click.Path(dir_okay=False, path_type=Path), help="FILE is data, not Python: reduce it by its derivation tree under this Lark grammar (Earley), with --run, --test or --differential as the oracle.")
@@ -65,9 +66,9 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     oracle); --run CMD gets {dir} (the copy) and {file} (the entry file, else
     the copy); --test SCRIPT gets the copy's folder as its argument.
     """
-    output, in_place, report_path, quiet, debug, grammar_path, start_rule = (
+    output, in_place, report_path, quiet, debug, grammar_path, start_rule, dask_address = (
         values.pop(name)
-        for name in ("output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule")
+        for name in ("output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule", "dask_address")
     )
     with errors(debug):
         transform_names = values.pop("transform_names")
@@ -85,10 +86,15 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
             if entry is not None:
                 raise UsageError("--entry goes with a directory or several files, not with one file")
             grammar = None if grammar_path is None else GrammarInput(grammar_path, start_rule)
-            _reduce_file(inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet, grammar=grammar)
+            _reduce_file(
+                inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
+                grammar=grammar, dask_address=dask_address,
+            )
         else:
             if grammar_path is not None:
                 raise UsageError("--grammar reduces one input file, not a directory or several files")
+            if dask_address is not None:
+                raise UsageError("--dask is for a single file, not for a directory or several files")
             _reduce_tree(list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
 
 
@@ -115,6 +121,7 @@ def _reduce_file(
     report_path: Path | None,
     quiet: bool,
     grammar: GrammarInput | None = None,
+    dask_address: str | None = None,
 ) -> None:
     """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
     if in_place and output is not None:
@@ -131,7 +138,10 @@ def _reduce_file(
             f"{backup} exists (a backup from an earlier --in-place run?) and differs from {file}; "
             "move it away first, or write elsewhere with -o"
         )
-    config = replace(config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode)
+    cluster, jobs = cluster_from(dask_address, config.jobs)
+    config = replace(
+        config, filename=file.name, search_path=str(file.resolve().parent), encode=source.encode, cluster=cluster, jobs=jobs
+    )
     search = None
     if grammar is not None:
         search = grammar.search(config, source.text, file.name)
@@ -236,3 +246,6 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
             f"{'' if result.verified else ' (NOT verified)'}",
             err=True,
         )
+    workers = getattr(result, "workers", None)
+    if workers and not quiet:
+        click.echo(f"tests per worker: {', '.join(f'{name} {count}' for name, count in workers.items())}", err=True)

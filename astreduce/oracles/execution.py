@@ -38,7 +38,7 @@ from pathlib import Path
 
 from astreduce.oracles import Run, Target, Verdict
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, reap, release_workdir, remove_workdir
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, enter_test_folder, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -505,15 +505,7 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -
     parent = os.getppid()
     try:
         gc.freeze()  # the parent's objects stay out of the child's collections: fewer copied pages
-        os.setpgid(0, 0)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.chdir(workdir)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        output = os.open(os.path.join(workdir, OUTPUT_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(output, 1)
-        os.dup2(output, 2)
+        enter_test_folder(workdir, OUTPUT_NAME)
         limits.apply()
         _default_warnings()
         header = _read_exactly(command_fd, 8)

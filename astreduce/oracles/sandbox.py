@@ -86,6 +86,21 @@ class Limits:
         )
 
 
+def enter_test_folder(workdir: str, output_name: str) -> None:
+    """In a test's forked child: a process group of its own, default SIGINT and SIGTERM,
+    ``workdir`` as working directory, standard input empty, standard output and error
+    into the file ``output_name`` there."""
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.chdir(workdir)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    output = os.open(os.path.join(workdir, output_name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+
+
 def die_with_parent() -> None:
     """Ask Linux to SIGKILL the calling process when its parent dies (``kill -9 astreduce``).
 

@@ -68,6 +68,7 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "resumed": result.resumed,
         "speculative": result.speculative,
         "syntax_rejections": result.syntax_rejections,
+        "workers": result.workers,
     }
 
 

@@ -29,9 +29,12 @@ from astreduce.oracles import Oracle, Plugged, Run, Target, plugged
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle, require_target
+from astreduce.oracles.predicate import PredicateOracle
+from astreduce.oracles.predicate import describe as describe_call
 from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
+from astreduce.search.cluster import Cluster, ClusterOracle, tests_by_worker
 from astreduce.search.session import Interrupted, ProgressEvent, SearchFigures, Session
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
@@ -62,6 +65,9 @@ class Result(SearchFigures):
     output_size: Size
     resumed: int = 0
     """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
+    workers: dict[str, int] = field(default_factory=dict)
+    """With a cluster (``--dask``): per worker, the search's tests it ran to the end (calibration and the
+    final check not counted; a test that ended before the search passed over it is, so the sum may exceed ``tests``)."""
 
     @property
     def input_ast_nodes(self) -> int | None:
@@ -138,6 +144,8 @@ class ReduceConfig:
     resume: bool = False
     cache_dir: str | Path | None = None
     exhaustive: bool = False
+    cluster: Cluster | None = None
+    """Run the tests on this Dask cluster's workers (``--dask``); the original is calibrated there too."""
 
     def check(self) -> None:
         """Raise UsageError for an unknown strategy or a ``-j`` below 1 (the oracle's options check themselves)."""
@@ -231,6 +239,8 @@ def reduce_source(
     cache_dir: str | Path | None = None,
     stop: StopRequest | None = None,
     exhaustive: bool = False,
+    interesting: Callable[[str], object] | None = None,
+    cluster: Cluster | None = None,
 ) -> Result:
     """Reduce ``text`` to a smallest program the oracle still judges FAIL.
 
@@ -247,6 +257,19 @@ def reduce_source(
     ``start`` it can run tests at once (``jobs``), and its ``close`` is
     called at the end.
 
+    ``interesting`` is the simplest oracle: a function of the candidate's
+    text, true when the candidate still shows the problem. A false result
+    is PASS; an exception, a crash or a hang inside it is UNRESOLVED. It runs
+    in a child forked for each test, in the sandbox, never in this process,
+    with ``timeout`` seconds (default: 10 times its call on ``text``, at
+    least 2): see :mod:`astreduce.oracles.predicate` for what that protects
+    and what it does not. What it changes (a global, a file's position) stays
+    in the child. No other oracle option goes with it.
+
+    ``cluster`` (from :func:`astreduce.search.cluster.connect`) runs the tests
+    on a Dask cluster's workers, ``jobs`` at once (pass ``cluster.threads``
+    to keep every worker busy); the result is the same.
+
     ``stop`` (a :class:`StopRequest`) lets a signal handler stop the search
     between two tests. ``exhaustive`` retries, in every round, each single
     edit that failed before (see :func:`~astreduce.search.greedy.apply_greedily`).
@@ -256,6 +279,8 @@ def reduce_source(
         NotReproducibleError: the original does not FAIL.
         ReductionStopped: interrupted (Ctrl-C, ``stop``); ``.result`` holds the best so far, verified.
     """
+    if interesting is not None:
+        oracle = predicate_oracle(interesting, text, oracle=oracle, options=options, timeout=timeout, expect=expect, python=python)
     if options is None:
         options = OracleOptions(
             expect=expect, match=match, same_frame=same_frame, append=append, timeout=timeout, python=python
@@ -263,9 +288,30 @@ def reduce_source(
     config = ReduceConfig(
         options=options, strategy=strategy, transforms=tuple(transforms) if transforms is not None else None,
         jobs=jobs, format=format, filename=filename, search_path=search_path, encode=encode,
-        resume=resume, cache_dir=cache_dir, exhaustive=exhaustive,
+        resume=resume, cache_dir=cache_dir, exhaustive=exhaustive, cluster=cluster,
     )
     return reduce_with(text, config, oracle, on_improve=on_improve, on_progress=on_progress, stop=stop)
+
+
+def predicate_oracle(
+    interesting: Callable[[str], object], text: str, *, oracle: object, options: OracleOptions | None,
+    timeout: float | None, expect: str | None, python: str | None,
+) -> PredicateOracle:
+    """The oracle of ``reduce_source(interesting=...)``, calibrated on ``text``.
+
+    Raises:
+        UsageError: another oracle or oracle option given with it, or ``interesting`` is not callable.
+        NotReproducibleError: ``interesting(text)`` is not true.
+    """
+    if not callable(interesting):
+        raise UsageError(f"interesting must be a function of the candidate's text, not {type(interesting).__name__}")
+    if oracle is not None or options is not None or expect is not None or python is not None:
+        raise UsageError("interesting is an oracle of its own: give no oracle, options, expect or python with it")
+    judged = PredicateOracle(interesting)
+    first = judged.calibrate(text, timeout=timeout)
+    if first.outcome is not Outcome.FAIL:
+        raise NotReproducibleError(f"input does not reproduce: interesting(input) {describe_call(first.run)}")
+    return judged
 
 
 def reduce_with(
@@ -292,14 +338,20 @@ def reduce_with(
         check_parses(text, config.filename, parser)
     calibrating = time.monotonic()
     judged: Oracle[str]
-    if oracle is None:
+    cluster = config.cluster
+    if oracle is None and cluster is not None:
+        judged = cluster.build_oracle(
+            config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode
+        )
+        recorder, tracing = config.tracing(foreign_parser=plan.foreign_parser)
+    elif oracle is None:
         judged = build_oracle(
             config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode,
             jobs=config.jobs,
         )
         recorder, tracing = config.tracing(foreign_parser=plan.foreign_parser)
     else:
-        judged = plugged(oracle)
+        judged = plugged(oracle) if cluster is None else cluster.adopt(plugged(oracle))
         first = judged.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
@@ -321,6 +373,7 @@ def reduce_with(
         store = OutcomeStore(
             config.cache_dir or default_cache_dir(), f"{judged.identity}|{config.filename}|{config.search_path}"
         )
+    counted = tests_by_worker(judged)
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating,
@@ -346,6 +399,7 @@ def reduce_with(
                 stop._session = None
                 interrupted = interrupted or stop.requested
         latest = saved[0] if interrupted and saved else None
+        searched = tests_by_worker(judged) - counted  # the search's tests, before the final check
         result = _finish(session, judged, strategy, started, format=config.format and not interrupted, latest=latest)
     finally:
         judged.close()
@@ -358,6 +412,7 @@ def reduce_with(
             config.options.empty_result_note() if oracle is None
             else "the result is empty, so the oracle may judge something other than the program"
         )
+    result.workers = dict(sorted(searched.items()))
     if interrupted:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
@@ -372,11 +427,17 @@ def syntax_check_of(oracle: object) -> Callable[[str], bool] | None:
     parser does (``return`` outside a function), and such a candidate may be
     just what a search for a compiler's error wants.
     """
-    while isinstance(oracle, RetryingOracle):
-        oracle = oracle.inner
+    oracle = innermost(oracle)
     if type(oracle) is not ExecOracle or oracle.target is None or oracle.target.is_syntax_error:
         return None
     return oracle.compiles
+
+
+def innermost(oracle: object) -> object:
+    """The oracle that judges, inside ``--retries`` and a cluster's local copy."""
+    while isinstance(oracle, (RetryingOracle, ClusterOracle)):
+        oracle = oracle.inner
+    return oracle
 
 
 def declared_tracing(oracle: object, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
@@ -390,9 +451,8 @@ def declared_tracing(oracle: object, *, foreign_parser: bool) -> tuple[Tracer | 
     alone. This is the API's contract, read once here; oracles built from
     options are traced as :meth:`ReduceConfig.tracing` says.
     """
-    while isinstance(oracle, RetryingOracle):
-        oracle = oracle.inner
-    if isinstance(oracle, CommandOracle):
+    oracle = innermost(oracle)
+    if isinstance(oracle, (CommandOracle, PredicateOracle)):  # the candidate is not run as a program
         return None, False
     append = getattr(oracle, "append", None)
     if not isinstance(append, str):

@@ -116,4 +116,4 @@ def compile_error_under(python: str, text: str, filename: str) -> tuple[str, str
         if found is None:
             return None
     line, column, message = found
-    return f"{line or '?'}:{column or '?'}", message
+    return f"{line or '?'}:{column or '?'}", str(message)
