@@ -16,7 +16,6 @@ measures it and makes it the current best when it is smaller.
 from __future__ import annotations
 
 import ast
-import hashlib
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +26,7 @@ from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore
-from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler
+from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
 __all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
 
@@ -112,7 +111,8 @@ class Session:
         self.best = self.text
         self.best_size = measure(self.text)
         self.original_size = self.best_size
-        self._cache: dict[bytes, Outcome] = {hashlib.blake2b(self.text.encode("utf-8", "surrogateescape")).digest(): Outcome.FAIL}
+        # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
+        self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
         self._pass_name = "start"
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
