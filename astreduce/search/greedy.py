@@ -4,7 +4,7 @@ A pass (:mod:`astreduce.search.strategies`) finds ``count`` opportunities on
 one parse of the current best and a ``render`` that turns a set of them into
 a candidate text; a search picks the set to apply by asking the session
 which candidates FAIL. :func:`apply_greedily` is astreduce's own search,
-:func:`apply_by_ddmin` the literature's.
+:func:`apply_by_dd` the literature's (CDD by default, ddmin in :func:`apply_by_ddmin`).
 
 Invariants the greedy search keeps:
 
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from astreduce.dd import dd
+from astreduce.dd.minimise import DEFAULT, minimise
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
@@ -232,8 +232,11 @@ def change_key(before: str, after: str, context: int = 2) -> bytes:
     return digest.digest()
 
 
-def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
-    """The literature's way: ddmin minimises the keep-list; the rest is applied."""
+def apply_by_dd(
+    session: Session, count: int, render: Callable[[frozenset[int]], str], algorithm: str = DEFAULT
+) -> frozenset[int]:
+    """The literature's way: a minimiser (:mod:`astreduce.dd.minimise`; CDD unless told
+    otherwise) minimises the keep-list; the rest is applied."""
     everything = frozenset(range(count))
 
     def text_of(kept: Sequence[int]) -> str:
@@ -246,10 +249,15 @@ def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int
         return session.outcomes(text_of(c) for c in configs)
 
     try:
-        result = dd(list(range(count)), test, "-", batch=batch)
+        result = minimise(list(range(count)), test, algorithm, batch=batch)
     except DDPreconditionError:  # the current text no longer fails: nothing to apply
         return frozenset()
     return everything - frozenset(result.failing)
+
+
+def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
+    """:func:`apply_by_dd` with ddmin itself: the literature's baseline for comparisons."""
+    return apply_by_dd(session, count, render, "ddmin")
 
 
 #: A search over a keep-list: (session, number of opportunities, render) -> the applied set.
