@@ -18,7 +18,10 @@ Invariants the greedy search keeps:
 * **Big changes first.** All of the open opportunities at once, then halves,
   then single ones; each chunk that FAILs is kept.
 * **Batches that adapt.** Chunks halve while they still apply; a level of
-  four chunks or more that applies nothing goes straight to single ones.
+  four chunks or more that applies nothing goes straight to single ones. A
+  pass whose chunks of several opportunities have almost never applied in
+  this reduction (:meth:`Session.chunks_pay`) starts with single ones: like
+  CDD's skipped complements, those tests rarely succeed.
   Singles whose change (:func:`change_key`) already failed alone are parked
   and tried once, together, at the end: later rounds test what changed.
 """
@@ -158,7 +161,7 @@ def apply_greedily(
                 yield render(level.applied | frozenset(level.remaining[start : start + level.chunk]))
             level = after(level, set()) if next_chunk(level) > 1 else None
 
-    level = enter(frozenset(), frozenset(), count, set())
+    level = enter(frozenset(), frozenset(), count if not park or session.chunks_pay() else 1, set())
     while level is not None:
         steps: list[_Step] = []
         found = session.first_failing(
@@ -168,6 +171,10 @@ def apply_greedily(
         )
         tried = steps if found is None else steps[:found]
         session.stale.update(key for key in (step.stale_key() for step in tried) if key is not None)
+        session.count_chunks(
+            sum(1 for step in steps[: len(tried) + 1] if not step.parked and step.level.chunk > 1),
+            found is not None and not steps[found].parked and steps[found].level.chunk > 1,
+        )
         if found is None:
             return level.applied
         step = steps[found]

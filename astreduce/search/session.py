@@ -31,6 +31,17 @@ from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, 
 __all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
 
 
+#: A pass family's chunk tests start to count once there are this many of them ...
+CHUNK_TRIES = 8
+#: ... and chunks are skipped while fewer than one in this many FAILed.
+CHUNK_ODDS = 16
+
+
+def _family(name: str) -> str:
+    """A pass's family: ``hoist-expression #3`` → ``hoist-expression``, ``delete, depth 4`` → ``delete``."""
+    return name.split(",")[0].split(" #")[0]
+
+
 @dataclass
 class PassStats:
     """Figures of one pass (one sweep of one transform or strategy step)."""
@@ -114,6 +125,8 @@ class Session:
         # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
         self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
         self._pass_name = "start"
+        self._chunks: dict[str, tuple[int, int]] = {}
+        """Per pass family: tests of chunks of several opportunities, and how many of them FAILed."""
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
         backend = Processes(self.start) if self.start is not None else None
@@ -252,6 +265,18 @@ class Session:
         return None
 
     # --- passes -----------------------------------------------------------
+
+    def chunks_pay(self) -> bool:
+        """Whether the current pass's family should try chunks of several opportunities first:
+        not once :data:`CHUNK_TRIES` of them applied fewer than one in :data:`CHUNK_ODDS`."""
+        tries, successes = self._chunks.get(_family(self._pass_name), (0, 0))
+        return tries < CHUNK_TRIES or successes * CHUNK_ODDS >= tries
+
+    def count_chunks(self, tries: int, success: bool) -> None:
+        """Record chunk tests of the current pass (see :meth:`chunks_pay`)."""
+        if tries:
+            old = self._chunks.get(_family(self._pass_name), (0, 0))
+            self._chunks[_family(self._pass_name)] = (old[0] + tries, old[1] + success)
 
     def begin_pass(self, name: str) -> PassStats:
         self._pass_name = name
