@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from astreduce.dd import ALGORITHMS, Outcome, cdd_search, dd, minimise
 from astreduce.dd.counter import subset_size
-from astreduce.dd.deletion import weighted_cuts
+from astreduce.dd.weighted import weighted_cuts
 from astreduce.errors import DDPreconditionError
 from tests.test_dd_properties import (
     FAST,

@@ -8,7 +8,7 @@ lines, characters or tokens.
 from astreduce.dd.algorithm import MODES, DDResult, Mode, dd, ddmin
 from astreduce.dd.counter import cdd, cdd_search
 from astreduce.dd.minimise import ALGORITHMS, minimise
-from astreduce.dd.probabilistic import probdd, probdd_search
+from astreduce.dd.probabilistic import probdd_search
 from astreduce.dd.runner import BatchFunction, Progress, ProgressCallback, Runner, TestFunction
 from astreduce.outcome import Outcome
 
@@ -28,6 +28,5 @@ __all__ = [
     "dd",
     "ddmin",
     "minimise",
-    "probdd",
     "probdd_search",
 ]

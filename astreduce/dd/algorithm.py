@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from astreduce.dd.deletion import weighted_cuts
 from astreduce.dd.runner import (
     BatchFunction,
     Config,
@@ -39,6 +38,7 @@ from astreduce.dd.runner import (
     TestFunction,
     rebuild,
 )
+from astreduce.dd.weighted import weighted_cuts
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 

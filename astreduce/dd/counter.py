@@ -36,15 +36,20 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import check_start, delete_in_turn, weighted_cuts
+from astreduce.dd.deletion import (
+    check_options,
+    check_start,
+    delete_in_turn,
+    minimised,
+)
 from astreduce.dd.runner import (
     BatchFunction,
     Config,
     ProgressCallback,
     Runner,
     TestFunction,
-    rebuild,
 )
+from astreduce.dd.weighted import weighted_cuts
 
 T = TypeVar("T")
 
@@ -82,10 +87,7 @@ def cdd_search(
     Raises:
         DDPreconditionError: the full input does not FAIL.
     """
-    if not 0 < p0 < 1:
-        raise ValueError(f"p0 must lie strictly between 0 and 1, not {p0}")
-    if weights is not None and len(weights) != len(elements):
-        raise ValueError(f"{len(weights)} weights for {len(elements)} elements")
+    check_options(elements, p0, weights)
     runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
     current = check_start(runner)
     counters = [0] * len(elements)
@@ -99,14 +101,7 @@ def cdd_search(
                     counters[i] += 1
         if single and not any(kept):
             break
-    return DDResult(
-        mode="-",
-        passing=rebuild(elements, ()),
-        failing=rebuild(elements, current),
-        difference=rebuild(elements, current),
-        tests=runner.tests,
-        cache_hits=runner.cache_hits,
-    )
+    return minimised(runner, current)
 
 
 def _partition(current: Config, counters: list[int], p0: float, weights: Sequence[float] | None) -> list[Config]:

@@ -1,4 +1,4 @@
-"""What the deletion-only minimisers share: the start check, deletions in turn, weighted cuts.
+"""What the deletion-only minimisers share: their checks, their result, deletions in turn.
 
 CDD and ProbDD (:mod:`astreduce.dd.counter`, :mod:`astreduce.dd.probabilistic`)
 never test a subset on its own nor revisit a complement: every test asks
@@ -6,8 +6,7 @@ whether the current failing configuration still FAILs without one subset.
 :func:`delete_in_turn` asks that for a list of subsets, keeping each deletion
 that FAILs; it hands the :class:`~astreduce.dd.runner.Runner` all the
 candidates it would test if none FAILed, so a parallel batch can run ahead,
-and starts over from the first FAIL. :func:`weighted_cuts` splits a run of
-elements into parts of about equal weight (WDD, Zhou et al., ICSE 2025).
+and starts over from the first FAIL.
 """
 
 from __future__ import annotations
@@ -15,11 +14,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from astreduce.dd.runner import Config, Runner
+from astreduce.dd.algorithm import DDResult
+from astreduce.dd.runner import Config, Runner, rebuild
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
 T = TypeVar("T")
+
+
+def check_options(elements: Sequence[object], p0: float, weights: Sequence[float] | None) -> None:
+    """Reject a prior outside (0, 1) and a weight list of the wrong length."""
+    if not 0 < p0 < 1:
+        raise ValueError(f"p0 must lie strictly between 0 and 1, not {p0}")
+    if weights is not None and len(weights) != len(elements):
+        raise ValueError(f"{len(weights)} weights for {len(elements)} elements")
+
+
+def minimised(runner: Runner[T], current: Config) -> DDResult[T]:
+    """The result of a minimiser (mode ``-``) that ended at ``current``."""
+    failing = rebuild(runner.elements, current)
+    return DDResult(
+        mode="-",
+        passing=rebuild(runner.elements, ()),
+        failing=failing,
+        difference=failing,
+        tests=runner.tests,
+        cache_hits=runner.cache_hits,
+    )
 
 
 def check_start(runner: Runner[T]) -> Config:
@@ -74,26 +95,3 @@ def delete_in_turn(runner: Runner[T], current: Config, subsets: list[Config]) ->
 
 #: Candidates :func:`delete_in_turn` hands to the runner at once (a parallel batch runs ahead in them).
 WINDOW = 16
-
-
-def weighted_cuts(items: Sequence[int], weights: Sequence[float], parts: int) -> list[Config]:
-    """Split ``items`` (indices into ``weights``) into at most ``parts`` contiguous, non-empty
-    parts of about equal total weight: a heavy element ends up alone, light ones together."""
-    parts = max(1, min(parts, len(items)))
-    total = sum(weights[i] for i in items)
-    result: list[Config] = []
-    current: list[int] = []
-    seen = 0.0
-    for position, item in enumerate(items):
-        current.append(item)
-        seen += weights[item]
-        left_parts = parts - len(result) - 1  # parts still to fill after this one
-        left_items = len(items) - position - 1
-        if left_parts == 0:
-            continue
-        if left_items == left_parts or seen >= total * (len(result) + 1) / parts:
-            result.append(tuple(current))
-            current = []
-    if current:
-        result.append(tuple(current))
-    return result

@@ -25,14 +25,13 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import check_start, minus
+from astreduce.dd.deletion import check_options, check_start, minimised, minus
 from astreduce.dd.runner import (
     BatchFunction,
     Config,
     ProgressCallback,
     Runner,
     TestFunction,
-    rebuild,
 )
 from astreduce.outcome import Outcome
 
@@ -86,10 +85,7 @@ def probdd_search(
 
     Arguments as for :func:`~astreduce.dd.counter.cdd_search`.
     """
-    if not 0 < p0 < 1:
-        raise ValueError(f"p0 must lie strictly between 0 and 1, not {p0}")
-    if weights is not None and len(weights) != len(elements):
-        raise ValueError(f"{len(weights)} weights for {len(elements)} elements")
+    check_options(elements, p0, weights)
     runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
     current = check_start(runner)
     p = [p0] * len(elements)
@@ -117,27 +113,5 @@ def probdd_search(
             results.close()  # type: ignore[attr-defined]  # a generator: tells a batch its rest is stale
         if found is not None:
             current = minus(current, planned[found])
-    return DDResult(
-        mode="-",
-        passing=rebuild(elements, ()),
-        failing=rebuild(elements, current),
-        difference=rebuild(elements, current),
-        tests=runner.tests,
-        cache_hits=runner.cache_hits,
-    )
+    return minimised(runner, current)
 
-
-def probdd(
-    elements: Sequence[T],
-    test: TestFunction[T],
-    *,
-    p0: float = DEFAULT_P0,
-    weights: Sequence[float] | None = None,
-    batch: BatchFunction[T] | None = None,
-    cache: bool = True,
-    progress: ProgressCallback | None = None,
-) -> Sequence[T]:
-    """A failing subsequence of ``elements`` found by ProbDD (see :func:`probdd_search`)."""
-    return probdd_search(
-        elements, test, p0=p0, weights=weights, batch=batch, cache=cache, progress=progress
-    ).failing
