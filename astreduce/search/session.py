@@ -32,9 +32,9 @@ __all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Sessio
 
 
 #: A pass family's chunk tests start to count once there are this many of them ...
-CHUNK_TRIES = 8
+CHUNK_TRIES = 4
 #: ... and chunks are skipped while fewer than one in this many FAILed.
-CHUNK_ODDS = 16
+CHUNK_ODDS = 8
 
 
 def _family(name: str) -> str:
