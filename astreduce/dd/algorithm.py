@@ -38,6 +38,7 @@ from astreduce.dd.runner import (
     TestFunction,
     rebuild,
 )
+from astreduce.dd.weighted import weighted_cuts
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
@@ -61,8 +62,10 @@ class DDResult(Generic[T]):
     cache_hits: int
 
 
-def _split(delta: Config, n: int) -> list[Config]:
-    """Split ``delta`` into ``n`` contiguous parts of nearly equal size."""
+def _split(delta: Config, n: int, weights: Sequence[float] | None = None) -> list[Config]:
+    """Split ``delta`` into ``n`` contiguous parts of nearly equal size (or weight, WDD)."""
+    if weights is not None:
+        return weighted_cuts(delta, weights, n)
     parts = []
     start = 0
     for i in range(n):
@@ -91,6 +94,7 @@ def dd(
     batch: BatchFunction[T] | None = None,
     cache: bool = True,
     progress: ProgressCallback | None = None,
+    weights: Sequence[float] | None = None,
 ) -> DDResult[T]:
     """Run general delta debugging over ``elements``.
 
@@ -103,6 +107,8 @@ def dd(
             order (see :mod:`astreduce.dd.runner`). Results equal sequential ones.
         cache: remember outcomes so that no configuration is tested twice.
         progress: called with a :class:`~astreduce.dd.runner.Progress` after each test.
+        weights: one weight per element (WDD, Zhou et al., ICSE 2025): Δ is cut into
+            parts of about equal weight, not equal count; a heavy element goes alone early.
 
     Raises:
         DDPreconditionError: the full input does not FAIL, or, in modes ``+``
@@ -110,6 +116,8 @@ def dd(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if weights is not None and len(weights) != len(elements):
+        raise ValueError(f"{len(weights)} weights for {len(elements)} elements")
     runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
     full: Config = tuple(range(len(elements)))
     outcome = runner.outcome(full)
@@ -122,7 +130,7 @@ def dd(
             raise DDPreconditionError(
                 f"the empty input must pass when maximising, but its outcome is {outcome}"
             )
-    c_pass, c_fail = _search(runner, c_pass, full, mode)
+    c_pass, c_fail = _search(runner, c_pass, full, mode, weights)
     return DDResult(
         mode=mode,
         passing=rebuild(elements, c_pass),
@@ -140,15 +148,18 @@ def ddmin(
     batch: BatchFunction[T] | None = None,
     cache: bool = True,
     progress: ProgressCallback | None = None,
+    weights: Sequence[float] | None = None,
 ) -> Sequence[T]:
     """Return a 1-minimal failing subsequence of ``elements`` (of the same type).
 
     See :func:`dd` for the arguments; this is ``dd(elements, test, "-").failing``.
     """
-    return dd(elements, test, "-", batch=batch, cache=cache, progress=progress).failing
+    return dd(elements, test, "-", batch=batch, cache=cache, progress=progress, weights=weights).failing
 
 
-def _search(runner: Runner[T], c_pass: Config, c_fail: Config, mode: Mode) -> tuple[Config, Config]:
+def _search(
+    runner: Runner[T], c_pass: Config, c_fail: Config, mode: Mode, weights: Sequence[float] | None
+) -> tuple[Config, Config]:
     minimise = mode in ("-", "+-")
     maximise = mode in ("+", "+-")
     n = 2
@@ -159,7 +170,7 @@ def _search(runner: Runner[T], c_pass: Config, c_fail: Config, mode: Mode) -> tu
                 c_fail = ()
             return c_pass, c_fail
         n = min(n, len(delta))
-        parts = _split(delta, n)
+        parts = _split(delta, n, weights)
         subsets = [_union(c_pass, p) for p in parts]
         complements = [_minus(c_fail, p) for p in parts]
         # (configuration, outcome that moves the search, new n, is it c_fail that moves)

@@ -4,7 +4,7 @@ A pass (:mod:`astreduce.search.strategies`) finds ``count`` opportunities on
 one parse of the current best and a ``render`` that turns a set of them into
 a candidate text; a search picks the set to apply by asking the session
 which candidates FAIL. :func:`apply_greedily` is astreduce's own search,
-:func:`apply_by_ddmin` the literature's.
+:func:`apply_by_dd` the literature's (CDD by default, ddmin in :func:`apply_by_ddmin`).
 
 Invariants the greedy search keeps:
 
@@ -18,7 +18,10 @@ Invariants the greedy search keeps:
 * **Big changes first.** All of the open opportunities at once, then halves,
   then single ones; each chunk that FAILs is kept.
 * **Batches that adapt.** Chunks halve while they still apply; a level of
-  four chunks or more that applies nothing goes straight to single ones.
+  four chunks or more that applies nothing goes straight to single ones. A
+  pass whose chunks of several opportunities have almost never applied in
+  this reduction (:meth:`Session.chunks_pay`) starts with single ones: like
+  CDD's skipped complements, those tests rarely succeed.
   Singles whose change (:func:`change_key`) already failed alone are parked
   and tried once, together, at the end: later rounds test what changed.
 """
@@ -30,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from astreduce.dd import dd
+from astreduce.dd.minimise import DEFAULT, minimise
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
@@ -158,7 +161,7 @@ def apply_greedily(
                 yield render(level.applied | frozenset(level.remaining[start : start + level.chunk]))
             level = after(level, set()) if next_chunk(level) > 1 else None
 
-    level = enter(frozenset(), frozenset(), count, set())
+    level = enter(frozenset(), frozenset(), count if not park or session.chunks_pay() else 1, set())
     while level is not None:
         steps: list[_Step] = []
         found = session.first_failing(
@@ -168,6 +171,10 @@ def apply_greedily(
         )
         tried = steps if found is None else steps[:found]
         session.stale.update(key for key in (step.stale_key() for step in tried) if key is not None)
+        session.count_chunks(
+            sum(1 for step in steps[: len(tried) + 1] if not step.parked and step.level.chunk > 1),
+            found is not None and not steps[found].parked and steps[found].level.chunk > 1,
+        )
         if found is None:
             return level.applied
         step = steps[found]
@@ -232,8 +239,11 @@ def change_key(before: str, after: str, context: int = 2) -> bytes:
     return digest.digest()
 
 
-def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
-    """The literature's way: ddmin minimises the keep-list; the rest is applied."""
+def apply_by_dd(
+    session: Session, count: int, render: Callable[[frozenset[int]], str], algorithm: str = DEFAULT
+) -> frozenset[int]:
+    """The literature's way: a minimiser (:mod:`astreduce.dd.minimise`; CDD unless told
+    otherwise) minimises the keep-list; the rest is applied."""
     everything = frozenset(range(count))
 
     def text_of(kept: Sequence[int]) -> str:
@@ -246,10 +256,15 @@ def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int
         return session.outcomes(text_of(c) for c in configs)
 
     try:
-        result = dd(list(range(count)), test, "-", batch=batch)
+        result = minimise(list(range(count)), test, algorithm, batch=batch)
     except DDPreconditionError:  # the current text no longer fails: nothing to apply
         return frozenset()
     return everything - frozenset(result.failing)
+
+
+def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int]], str]) -> frozenset[int]:
+    """:func:`apply_by_dd` with ddmin itself: the literature's baseline for comparisons."""
+    return apply_by_dd(session, count, render, "ddmin")
 
 
 #: A search over a keep-list: (session, number of opportunities, render) -> the applied set.

@@ -16,7 +16,6 @@ measures it and makes it the current best when it is smaller.
 from __future__ import annotations
 
 import ast
-import hashlib
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -28,9 +27,20 @@ from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore
-from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler
+from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
 __all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
+
+
+#: A pass family's chunk tests start to count once there are this many of them ...
+CHUNK_TRIES = 4
+#: ... and chunks are skipped while fewer than one in this many FAILed.
+CHUNK_ODDS = 8
+
+
+def _family(name: str) -> str:
+    """A pass's family: ``hoist-expression #3`` → ``hoist-expression``, ``delete, depth 4`` → ``delete``."""
+    return name.split(",")[0].split(" #")[0]
 
 
 @dataclass
@@ -124,8 +134,11 @@ class Session:
         self.best = self.text
         self.best_size = measure(self.text)
         self.original_size = self.best_size
-        self._cache: dict[bytes, Outcome] = {hashlib.blake2b(self.text.encode("utf-8", "surrogateescape")).digest(): Outcome.FAIL}
+        # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
+        self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
         self._pass_name = "start"
+        self._chunks: dict[str, tuple[int, int]] = {}
+        """Per pass family: tests of chunks of several opportunities, and how many of them FAILed."""
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
         self._measured: tuple[str, Size] | None = None
@@ -277,6 +290,18 @@ class Session:
         return None
 
     # --- passes -----------------------------------------------------------
+
+    def chunks_pay(self) -> bool:
+        """Whether the current pass's family should try chunks of several opportunities first:
+        not once :data:`CHUNK_TRIES` of them applied fewer than one in :data:`CHUNK_ODDS`."""
+        tries, successes = self._chunks.get(_family(self._pass_name), (0, 0))
+        return tries < CHUNK_TRIES or successes * CHUNK_ODDS >= tries
+
+    def count_chunks(self, tries: int, success: bool) -> None:
+        """Record chunk tests of the current pass (see :meth:`chunks_pay`)."""
+        if tries:
+            old = self._chunks.get(_family(self._pass_name), (0, 0))
+            self._chunks[_family(self._pass_name)] = (old[0] + tries, old[1] + success)
 
     def begin_pass(self, name: str) -> PassStats:
         self._pass_name = name

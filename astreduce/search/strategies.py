@@ -29,8 +29,9 @@ Invariants every pass keeps:
 Strategies:
 
 * ``flat`` — the design card exactly: every node in one keep-list, each
-  with its first proposal, minimised by ddmin.
-* ``hdd`` — hierarchical delta debugging (Misherghi & Su 2006): ddmin level
+  with its first proposal, minimised by CDD (counter-based delta debugging,
+  ICSE 2025; :data:`astreduce.dd.minimise.DEFAULT`, measured by ``bench/bench_dd.py``).
+* ``hdd`` — hierarchical delta debugging (Misherghi & Su 2006): CDD level
   by level of the syntax tree, repeated until a sweep changes nothing (HDD*).
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
@@ -53,6 +54,7 @@ from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import (
     Search,
+    apply_by_dd,
     apply_by_ddmin,
     apply_greedily,
     apply_greedily_without_parking,
@@ -242,7 +244,7 @@ def run_flat(session: Session, plan: Plan) -> None:
     tree = _current_tree(session, plan)
     if tree is None:
         raise UsageError("the flat strategy needs input that parses")
-    node_pass(session, "flat", tree, _first_proposals(tree, plan.transforms), apply_by_ddmin)
+    node_pass(session, "flat", tree, _first_proposals(tree, plan.transforms), apply_by_dd)
 
 
 def run_hdd(session: Session, plan: Plan) -> None:
@@ -256,7 +258,7 @@ def run_hdd(session: Session, plan: Plan) -> None:
             level = [n.id for n in tree.nodes if n.depth == depth]
             if not level:
                 break
-            node_pass(session, f"hdd level {depth}", tree, _first_proposals(tree, plan.transforms, level), apply_by_ddmin)
+            node_pass(session, f"hdd level {depth}", tree, _first_proposals(tree, plan.transforms, level), apply_by_dd)
             depth += 1
         if session.best_size.key >= before:
             return
