@@ -436,7 +436,7 @@ class _Structure:
             items.sort(key=lambda it: tree.nodes[it].start if isinstance(it, int) else it.start)
             tree.items[node.id] = tuple(items)
             self._drop_spans(node.id)
-            if node.kind in _STATEMENTS:
+            if node.kind in STATEMENTS:
                 start = self.b.pos.line_start(node.start)
                 prefix = self.text[start : node.start]
                 if prefix.strip(" \t\f") == "":
@@ -473,7 +473,7 @@ class _Structure:
         f = tree.fields[node_id]
         made: list[Sequence | None] = []
         for block in ("body", "orelse", "finalbody"):
-            if block in f and tree.nodes[f[block][0]].kind in _STATEMENTS:
+            if block in f and tree.nodes[f[block][0]].kind in STATEMENTS:
                 empty = "" if kind == "Module" else "pass"
                 sequence = self._seq(node_id, "block", self._simple(f[block]), empty)
                 if sequence is not None:
@@ -635,7 +635,7 @@ _NEEDS_ONE = frozenset(
     {"handlers", "boolop", "generators", "cases", "Import", "ImportFrom", "Delete", "With", "AsyncWith"}
 )
 
-_STATEMENTS = frozenset(
+STATEMENTS = frozenset(
     name
     for name in dir(ast)
     if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.stmt)
@@ -643,7 +643,7 @@ _STATEMENTS = frozenset(
 
 
 def is_statement(kind: str) -> bool:
-    return kind in _STATEMENTS
+    return kind in STATEMENTS
 
 
 def parse_or_none(text: str) -> Tree | None:

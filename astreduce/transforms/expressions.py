@@ -12,7 +12,7 @@ from astreduce.source.render import DROP, Edit, Hole, Replacement
 from astreduce.transforms import Opportunity, ScopeTransform, Transform
 from astreduce.source.precedence import wrap
 from astreduce.source.scope import Analysis, shrinks
-from astreduce.source.tree import Node, Tree
+from astreduce.source.tree import Node, Tree, is_statement
 
 EXPRESSIONS = frozenset(
     name for name in dir(ast) if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.expr)
@@ -27,13 +27,18 @@ _LIMIT = 6
 def sub_expressions(tree: Tree, node_id: int, depth: int = _DEPTH) -> list[int]:
     """Expression descendants of ``node_id`` up to ``depth`` levels, nearest first.
 
-    Keywords and comprehensions are looked through (``f(x=a)`` offers ``a``);
-    assignment targets are never offered.
+    Nodes that are not expressions (keywords, comprehensions, a lambda's
+    parameters) and the parts of an f-string (its fields and format specs) are
+    looked through: ``f(x=a)`` offers ``a``, ``f"{a:{b}}"`` offers ``a`` and
+    ``b``. Within a level, the targets an expression binds (``[e for t in
+    xs]``, ``(t := v)``) come after the values.
     """
     found: list[int] = []
     level = [node_id]
     for _ in range(depth):
         following = [child for current in level for child in _expression_children(tree, current)]
+        nodes = tree.nodes
+        following.sort(key=lambda i: nodes[i].field in STORE_FIELDS)
         found.extend(following)
         level = following
     return found
@@ -203,14 +208,28 @@ def hoisted(tree: Tree, node_id: int, child_id: int) -> Replacement | None:
     return Replacement(("(", Hole(child_id), ")")) if wrap else Replacement((Hole(child_id),))
 
 
+#: Parts of an f-string: never replaced by an expression's text, looked through to their fields.
+FSTRING_PARTS = frozenset({"FormattedValue"})
+_FSTRINGS = frozenset({"JoinedStr", "FormattedValue"})
+
+
+def is_fstring_part(tree: Tree, node_id: int) -> bool:
+    """Whether the node is a field, a format spec or a literal part of an f-string (not an expression of its own)."""
+    node = tree.nodes[node_id]
+    if node.kind in FSTRING_PARTS:
+        return True
+    return node.parent >= 0 and tree.nodes[node.parent].kind in _FSTRINGS and node.field != "value"
+
+
 def _expression_children(tree: Tree, node_id: int) -> Iterator[int]:
+    nodes = tree.nodes
     for child in tree.children(node_id):
-        kind, field = tree.nodes[child].kind, tree.nodes[child].field
-        if field in STORE_FIELDS:
+        kind = nodes[child].kind
+        if is_statement(kind):
             continue
-        if kind in EXPRESSIONS:
+        if kind in EXPRESSIONS and not is_fstring_part(tree, child):
             yield child
-        elif kind in ("keyword", "comprehension"):
+        else:
             yield from _expression_children(tree, child)
 
 
@@ -229,7 +248,7 @@ class HoistExpression(Transform):
     node_kinds = EXPRESSIONS
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
-        if node.kind == "JoinedStr" or is_store(tree, node.id):
+        if is_store(tree, node.id) or is_fstring_part(tree, node.id):
             return
         proposed = 0
         for child in sub_expressions(tree, node.id):
