@@ -14,7 +14,9 @@ The directory names the only transform the reduction may use; the file stem
 is the test id. ``--require TEXT`` (repeatable) makes a candidate interesting
 when it compiles and contains every TEXT; without it, any candidate that
 compiles is interesting. ``--strategy NAME`` picks the strategy (default
-``auto``). Files are read with ``newline=""`` so that CRLF cases keep their
+``auto``). ``--python X.Y`` reduces syntax newer than the running
+interpreter's (3.12's ``type`` statements and type parameters): that
+interpreter parses the candidates, and "compiles" means "parses there". Files are read with ``newline=""`` so that CRLF cases keep their
 ``\\r\\n`` and are compared byte for byte.
 
 Besides the expected output, each case checks that (nearly) every candidate
@@ -43,7 +45,7 @@ import shlex
 import sysconfig
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -59,6 +61,8 @@ from astreduce.source.render import DROP, NodeReducer
 from astreduce.reduce.single import reduce_source
 from astreduce.search.strategies import splice_text
 from astreduce.transforms import TextTransform, Transform, load_transforms, registered_transforms
+from astreduce.source.foreign import ForeignParser
+from astreduce.source.syntax import syntax_interpreter
 from astreduce.source.tree import Tree, parse
 
 DATA = Path(__file__).parent / "data" / "transforms"
@@ -83,6 +87,7 @@ class Case:
     expected: str
     require: tuple[str, ...]
     strategy: str
+    python: str | None = None
 
 
 def read_case(path: Path) -> Case:
@@ -91,6 +96,7 @@ def read_case(path: Path) -> Case:
     lines = text.splitlines(keepends=True)
     require: list[str] = []
     strategy = "auto"
+    python = None
     if lines and lines[0].startswith("# flags:"):
         args = shlex.split(lines.pop(0)[len("# flags:") :])
         while args:
@@ -99,6 +105,8 @@ def read_case(path: Path) -> Case:
                 require.append(args.pop(0))
             elif option == "--strategy" and args:
                 strategy = args.pop(0)
+            elif option == "--python" and args:
+                python = args.pop(0)
             else:
                 raise ValueError(f"{path}: unknown flag {option!r}")
     markers = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == "# output"]
@@ -112,6 +120,7 @@ def read_case(path: Path) -> Case:
         expected="".join(lines[marker + 1 :]),
         require=tuple(require),
         strategy=strategy,
+        python=python,
     )
 
 
@@ -125,8 +134,9 @@ class RequireOracle:
     Candidates are compiled, never executed. Every candidate it sees is recorded.
     """
 
-    def __init__(self, require: tuple[str, ...]) -> None:
+    def __init__(self, require: tuple[str, ...], valid: Callable[[str], bool] | None = None) -> None:
         self.require = require
+        self.valid = valid or compiles
         self.seen: list[str] = []
 
     @property
@@ -135,7 +145,7 @@ class RequireOracle:
 
     def judge(self, text: str) -> Verdict:
         self.seen.append(text)
-        if not compiles(text):
+        if not self.valid(text):
             return Verdict(Outcome.UNRESOLVED, Run("syntax", "SyntaxError"))
         if all(required in text for required in self.require):
             return Verdict(Outcome.FAIL, Run("exception", "Interesting"))
@@ -163,9 +173,49 @@ def parses(text: str) -> bool:
 
 
 def reduce_case(case: Case, text: str) -> tuple[str, list[str]]:
-    oracle = RequireOracle(case.require)
-    result = reduce_source(text, oracle, strategy=case.strategy, transforms=[case.transform], format=False)
+    oracle = RequireOracle(case.require, syntax(case.python).parses if case.python else None)
+    result = reduce_source(
+        text, oracle, strategy=case.strategy, transforms=[case.transform], format=False, python=case.python
+    )
     return result.text, oracle.seen
+
+
+class Syntax:
+    """Parsing as one interpreter does: this one, or another through :class:`ForeignParser` (``--python``)."""
+
+    def __init__(self, python: str | None) -> None:
+        path = syntax_interpreter(python)
+        self.parser = ForeignParser(path) if path is not None else None
+
+    def parses(self, text: str) -> bool:
+        if self.parser is None:
+            return parses(text)
+        try:
+            self.parser.parse(text)
+        except (SyntaxError, ValueError):
+            return False
+        return True
+
+    def tree(self, text: str) -> Tree:
+        return parse(text) if self.parser is None else self.parser.parse(text)
+
+
+    def close(self) -> None:
+        if self.parser is not None:
+            self.parser.close()
+
+
+@functools.cache
+def syntax(python: str | None) -> Syntax:
+    return Syntax(python)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_parsers() -> Iterator[None]:
+    yield
+    for python in {p for p in (read_case(path).python for path in case_paths()) if p}:
+        syntax(python).close()
+    syntax.cache_clear()
 
 
 #: Cases that show a bug of the tree model or the renderer, not of a transform.
@@ -201,25 +251,26 @@ def case_params() -> list[object]:
 def test_transform_case(path: Path) -> None:
     case = read_case(path)
     assert case.transform in registered_transforms(), f"{path.parent.name} is not a registered transform"
-    assert compiles(case.source), "the case's input must compile"
+    checker = syntax(case.python)
+    assert (checker.parses if case.python else compiles)(case.source), "the case's input must compile"
     output, seen = reduce_case(case, case.source)
     assert output == case.expected, f"reduced:\n{output!r}\nexpected:\n{case.expected!r}"
 
-    invalid = [c for c in dict.fromkeys(seen) if not parses(c)]
+    invalid = [c for c in dict.fromkeys(seen) if not checker.parses(c)]
     distinct = len(dict.fromkeys(seen))
     tolerated = max(1.0, (1 - CANDIDATES_PARSING) * distinct)
     assert len(invalid) <= tolerated + 1e-9, (
         f"{len(invalid)} of {distinct} candidates do not parse:\n" + "\n---\n".join(invalid)
     )
 
-    tree = parse(case.source)
+    tree = checker.tree(case.source)
     reducer = NodeReducer(tree)
     transform = load_transforms([case.transform])[0]
     if isinstance(transform, TextTransform):
         singles = [splice_text(case.source, list(o.edits)) for o in transform.text_opportunities(tree)]
     else:
         singles = [reducer.render(o.edits) for o in transform.opportunities(tree)]
-    broken = [c for c in singles if not parses(c)]
+    broken = [c for c in singles if not checker.parses(c)]
     assert not broken, "single proposals that do not parse:\n" + "\n---\n".join(broken)
 
     again, _ = reduce_case(case, output)

@@ -20,15 +20,15 @@ not a deep copy or a code generation):
   blocks.
 
 Nothing here knows about transforms; :mod:`astreduce.source.render` renders edits
-against this model. Because the model is data, it could be computed by
-another interpreter (see DESIGN.md) and read back.
+against this model. Because the model is data, another interpreter computes
+it for syntax newer than ours (:mod:`astreduce.source.wire` runs this file
+there, with the standard library only).
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-import json
 import keyword
 import re
 import sys
@@ -36,12 +36,17 @@ import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+try:
+    from astreduce.source.fstrings import part_spans
+except ImportError:  # run alone as a script by another interpreter (foreign.py): the sibling module
+    from fstrings import part_spans  # type: ignore[import-not-found,no-redef]  # the script's folder is on sys.path
+
 #: ``ast`` classes that are not nodes of the model: they carry no position.
 SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
 
-#: Nodes whose descendants are not modelled. Before 3.12 the parts of an
-#: f-string carry the position of the whole string, so no span inside it is exact.
-OPAQUE = (ast.JoinedStr,)
+#: Nodes whose descendants are not modelled: none. The parts of an f-string
+#: are (before 3.12 with spans from :mod:`astreduce.source.fstrings`).
+OPAQUE: tuple[type[ast.AST], ...] = ()
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -209,6 +214,8 @@ class _Builder:
         self.nodes: list[Node] = []
         self.fields: list[dict[str, tuple[int, ...]]] = []
         self.asts: list[ast.AST] = []
+        self.located: dict[int, tuple[int, int]] = {}
+        """``id()`` of a node inside an f-string → its span (before 3.12, where the parser's are not exact)."""
 
     # --- numbering -------------------------------------------------------
 
@@ -259,17 +266,23 @@ class _Builder:
     def _span(self, node: ast.AST, parent: int) -> tuple[int, int]:
         if isinstance(node, ast.Module):
             return 0, len(self.text)
-        if _has_position(node):
+        located = self.located.get(id(node))
+        if located is None and not _has_position(node):
+            return _synthetic_span(self, node)
+        if located is None:
             start = self.pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # checked by _has_position
             end = self.pos.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # idem
-            if isinstance(node, ast.expr):
-                return _widen(self.text, start, end)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
-                first = node.decorator_list[0]
-                at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
-                start = min(start, at)
-            return start, end
-        return _synthetic_span(self, node)
+        else:
+            start, end = located
+        if isinstance(node, ast.JoinedStr) and sys.version_info < (3, 12):
+            self.located.update(part_spans(self.text, start, end, node))
+        if isinstance(node, ast.expr):
+            return _widen(self.text, start, end)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+            first = node.decorator_list[0]
+            at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
+            start = min(start, at)
+        return start, end
 
 
 def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]:
@@ -635,15 +648,32 @@ _NEEDS_ONE = frozenset(
     {"handlers", "boolop", "generators", "cases", "Import", "ImportFrom", "Delete", "With", "AsyncWith"}
 )
 
+#: Statement kinds: this interpreter's, and those of newer ones whose trees a
+#: foreign parser may hand us (``--python 3.12``: ``type X = ...``).
 STATEMENTS = frozenset(
     name
     for name in dir(ast)
     if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.stmt)
-)
+) | {"TypeAlias"}
 
 
 def is_statement(kind: str) -> bool:
     return kind in STATEMENTS
+
+
+_FSTRINGS = frozenset({"JoinedStr", "FormattedValue"})
+
+
+def is_fstring_part(tree: Tree, node_id: int) -> bool:
+    """Whether the node is a field, a format spec or a literal piece of an f-string.
+
+    Those are syntax of the string, not expressions of their own: no text
+    may replace them. The expression inside a field is not a part.
+    """
+    node = tree.nodes[node_id]
+    if node.kind == "FormattedValue":
+        return True
+    return node.parent >= 0 and tree.nodes[node.parent].kind in _FSTRINGS and node.field != "value"
 
 
 def parse_or_none(text: str) -> Tree | None:
@@ -654,46 +684,5 @@ def parse_or_none(text: str) -> Tree | None:
         return None
 
 
-def to_json(tree: Tree) -> str:
-    """The tree as JSON for :class:`astreduce.source.foreign.ForeignParser` (here: the server runs this file alone)."""
-    sequences: dict[int, Sequence] = {}
-    for sequence, _ in tree.element_of.values():
-        sequences[sequence.id] = sequence
-    for sequence in tree.blocks.values():
-        sequences[sequence.id] = sequence
-    return json.dumps(
-        {
-            "nodes": [[n.id, n.kind, n.parent, n.field, n.index, n.start, n.end, n.depth, n.name, n.constant] for n in tree.nodes],
-            "fields": tree.fields,
-            "sequences": [
-                [q.id, q.owner, q.kind, [[e.key, e.start, e.end, list(e.nodes)] for e in q.elements], q.empty, q.min_kept]
-                for q in sequences.values()
-            ],
-            "items": [[it if isinstance(it, int) else {"seq": it.id} for it in items] for items in tree.items],
-            "drop_spans": list(tree.drop_spans.items()),
-            "indents": list(tree.indents.items()),
-            "blocks": [[owner, name, q.id] for (owner, name), q in tree.blocks.items()],
-        }
-    )
-
-
-def _serve() -> None:
-    """``python tree.py --serve``: one JSON request per line in, one JSON answer per line out."""
-    for line in sys.stdin.buffer:
-        request = json.loads(line.decode("utf-8", errors="surrogateescape"))
-        answer: dict[str, object]
-        try:
-            answer = {"tree": to_json(parse(request["text"], request["filename"]))}
-        except SyntaxError as error:
-            answer = {"error": [error.lineno, error.offset, error.msg]}
-        except (ValueError, RecursionError, MemoryError) as error:
-            answer = {"error": [None, None, str(error) or type(error).__name__]}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
-
-
 if sys.version_info < (3, 10):  # pragma: no cover
     raise ImportError("astreduce's tree model needs Python 3.10 or newer")
-
-if __name__ == "__main__":
-    _serve()

@@ -27,7 +27,7 @@ from typing import ClassVar, Generic, TypeAlias, TypeVar, cast
 from astreduce.errors import TransformLoadError, UsageError
 from astreduce.source.render import DROP, Edit, Replacement
 from astreduce.source.scope import Analysis, analyse
-from astreduce.source.tree import Node, Tree
+from astreduce.source.tree import Node, Tree, is_fstring_part
 
 ENTRY_POINT_GROUP = "astreduce.transforms"
 
@@ -76,8 +76,8 @@ class Transform:
         """Every proposal of this transform on ``tree``, in pre-order."""
         kinds = self.node_kinds
         for node in tree.nodes:
-            if kinds and node.kind not in kinds:
-                continue
+            if kinds and node.kind not in kinds or is_fstring_part(tree, node.id):
+                continue  # an f-string's own syntax is never replaced
             for rank, edit in enumerate(self.replacements(node, tree)):
                 if isinstance(edit, str):
                     edit = Replacement.text(edit)

@@ -12,7 +12,7 @@ from astreduce.source.render import DROP, Edit, Hole, Replacement
 from astreduce.transforms import Opportunity, ScopeTransform, Transform
 from astreduce.source.precedence import wrap
 from astreduce.source.scope import Analysis, shrinks
-from astreduce.source.tree import Node, Tree, is_statement
+from astreduce.source.tree import Node, Tree, is_fstring_part, is_statement
 
 EXPRESSIONS = frozenset(
     name for name in dir(ast) if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.expr)
@@ -206,19 +206,6 @@ def hoisted(tree: Tree, node_id: int, child_id: int) -> Replacement | None:
             and tree.nodes[node.parent].kind == "Attribute")
     )
     return Replacement(("(", Hole(child_id), ")")) if wrap else Replacement((Hole(child_id),))
-
-
-#: Parts of an f-string: never replaced by an expression's text, looked through to their fields.
-FSTRING_PARTS = frozenset({"FormattedValue"})
-_FSTRINGS = frozenset({"JoinedStr", "FormattedValue"})
-
-
-def is_fstring_part(tree: Tree, node_id: int) -> bool:
-    """Whether the node is a field, a format spec or a literal part of an f-string (not an expression of its own)."""
-    node = tree.nodes[node_id]
-    if node.kind in FSTRING_PARTS:
-        return True
-    return node.parent >= 0 and tree.nodes[node.parent].kind in _FSTRINGS and node.field != "value"
 
 
 def _expression_children(tree: Tree, node_id: int) -> Iterator[int]:

@@ -104,7 +104,7 @@ class StatementToExpression(Transform):
     metaclass=M):`` → ``B`` or ``M``; ``with open(p) as f:`` → ``open(p)``;
     ``except E:`` (through its ``try``) → ``E``; ``match s: case P(x=v):`` → ``s``,
     ``P(x=v)`` (a pattern that reads as an expression) or ``v``; ``raise A from B`` → ``A`` or ``B``; decorators, ``for``
-    targets, ``type`` aliases and type parameters (3.12+).
+    targets, ``type`` aliases, type parameters and their bounds (3.12+).
     Yields: each held expression, the shortest first (``hoist-expression``
     then reaches the expressions inside it).
     Notes: pysource-minimize reaches the bare expression from every position;
@@ -116,9 +116,7 @@ class StatementToExpression(Transform):
     node_kinds = STATEMENTS
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
-        held = held_expressions(tree, node.id)
-        if node.kind == "Match":
-            held.extend(patterns_as_expressions(tree, node.id))
+        held = held_expressions(tree, node.id) + texts_as_expressions(tree, node.id)
         nodes = tree.nodes
         held.sort(key=lambda i: (nodes[i].end - nodes[i].start, nodes[i].start))  # the smallest first
         spans = {(node.start, node.end)}  # an expression statement is its expression already
@@ -129,15 +127,19 @@ class StatementToExpression(Transform):
                 yield as_statement(tree, expression_id)
 
 
-def patterns_as_expressions(tree: Tree, match_id: int) -> list[int]:
-    """The outermost patterns of a ``match`` whose text reads as an expression too.
+def texts_as_expressions(tree: Tree, statement_id: int) -> list[int]:
+    """The outermost patterns and type parameters of a statement whose text reads as an expression too.
 
     ``case needle:``, ``case ('', needle):``, ``case Point(x=needle):`` and
-    ``case 1 | 2:`` are expressions as well as patterns; ``case a as b:`` and
-    ``*rest`` are not, so the patterns inside them are tried instead.
+    ``case 1 | 2:`` are expressions as well as patterns, and so is the type
+    parameter ``T`` of ``class C[T]:`` (3.12+); ``case a as b:``, ``*rest``
+    and ``T: int`` are not, so the patterns inside them are tried instead
+    (a bound is an expression the statement holds already).
     """
+    fields = tree.fields
     found: list[int] = []
-    stack = [c for case in tree.fields[match_id].get("cases", ()) for c in tree.fields[case].get("pattern", ())]
+    stack = [c for case in fields[statement_id].get("cases", ()) for c in fields[case].get("pattern", ())]
+    stack.extend(fields[statement_id].get("type_params", ()))
     while stack:
         current = stack.pop()
         if _reads_as_expression(tree.source(current)):
