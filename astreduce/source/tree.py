@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import keyword
 import re
 import sys
 import warnings
@@ -38,8 +37,10 @@ from dataclasses import dataclass, field
 
 try:
     from astreduce.source.fstrings import part_spans
-except ImportError:  # run alone as a script by another interpreter (foreign.py): the sibling module
+    from astreduce.source.spans import SPACE, star_before, widen
+except ImportError:  # run alone as a script by another interpreter (wire.py): the sibling modules
     from fstrings import part_spans  # type: ignore[import-not-found,no-redef]  # the script's folder is on sys.path
+    from spans import SPACE, star_before, widen  # type: ignore[import-not-found,no-redef]  # idem
 
 #: ``ast`` classes that are not nodes of the model: they carry no position.
 SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
@@ -277,7 +278,7 @@ class _Builder:
         if isinstance(node, ast.JoinedStr) and sys.version_info < (3, 12):
             self.located.update(part_spans(self.text, start, end, node))
         if isinstance(node, ast.expr):
-            return _widen(self.text, start, end)
+            return widen(self.text, start, end)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
             first = node.decorator_list[0]
             at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
@@ -313,43 +314,6 @@ def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]
                 if not is_empty_arguments(child):
                     stack.append((child, node_id, name, i, depth + 1))
         node_id += 1
-
-
-_SPACE = " \t\f\r\n\\"
-#: Keywords after which ``(`` opens a parenthesised expression, not a call.
-_KEYWORDS = frozenset(keyword.kwlist) - {"None", "True", "False"}
-
-
-def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    """Grow an expression's span over the redundant parentheses around it.
-
-    ``ast`` spans leave such parentheses out, so dropping or hoisting the bare
-    span would leave one parenthesis behind. A ``(`` counts as redundant when
-    it does not open a call: the text before it does not end an atom.
-    """
-    while True:
-        before = start - 1
-        while before >= 0 and text[before] in _SPACE:
-            before -= 1
-        after = end
-        while after < len(text) and text[after] in _SPACE:
-            after += 1
-        if before < 0 or after >= len(text) or text[before] != "(" or text[after] != ")":
-            return start, end
-        previous = before - 1
-        while previous >= 0 and text[previous] in _SPACE:
-            previous -= 1
-        if previous >= 0:
-            last = text[previous]
-            if last in ")]}\"'":
-                return start, end
-            if last.isalnum() or last == "_" or not last.isascii():
-                word_start = previous
-                while word_start > 0 and (text[word_start - 1].isalnum() or text[word_start - 1] == "_"):
-                    word_start -= 1
-                if text[word_start : previous + 1] not in _KEYWORDS:
-                    return start, end
-        start, end = before, after + 1
 
 
 def _has_position(node: ast.AST) -> bool:
@@ -399,11 +363,16 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
         start, end = _extent(builder, parts)
         if node.vararg is not None or node.kwonlyargs:
             first = node.vararg if node.vararg is not None else node.kwonlyargs[0]
-            start = min(start, _star_before(text, builder._span(first, -1)[0]))
+            start = min(start, star_before(text, builder._span(first, -1)[0]))
         if node.kwarg is not None:
             start = min(start, text.rfind("**", 0, builder._span(node.kwarg, -1)[0]))
+        if node.posonlyargs:  # the final "/" belongs to the parameters, as its element says
+            last = len(node.posonlyargs) - 1
+            default = last - (len(node.posonlyargs) + len(node.args) - len(node.defaults))
+            last_end = builder._span(node.defaults[default] if default >= 0 else node.posonlyargs[last], -1)[1]
+            end = max(end, text.index("/", last_end) + 1)
         after = end
-        while after < len(text) and text[after] in _SPACE:
+        while after < len(text) and text[after] in SPACE:
             after += 1
         if after < len(text) and text[after] == ",":
             end = after + 1  # the trailing comma, so that the node covers its sequence
@@ -423,11 +392,6 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
         _, end = _extent(builder, node.body)
         return start, end
     raise ValueError(f"no span for {type(node).__name__}")  # pragma: no cover
-
-
-def _star_before(text: str, offset: int) -> int:
-    """The ``*`` that opens ``*args`` or a bare ``*`` marker before ``offset``."""
-    return text.rfind("*", 0, offset)
 
 
 class _Structure:
@@ -463,12 +427,13 @@ class _Structure:
         if kind in ("comma", "tuple"):
             last = elements[-1]
             after = last.end
-            while after < len(self.text) and self.text[after] in _SPACE:
+            while after < len(self.text) and self.text[after] in SPACE:
                 after += 1
-            if after < len(self.text) and self.text[after] == ",":  # a trailing comma goes with the last one
+            owner_end = self.tree.nodes[owner].end
+            if after < owner_end and self.text[after] == ",":  # a trailing comma goes with the last one
                 elements[-1] = Element(last.key, last.start, after + 1, last.nodes)
         owner_kind = self.tree.nodes[owner].kind
-        min_kept = 1 if kind in _NEEDS_ONE or owner_kind in _NEEDS_ONE else 0
+        min_kept = 1 if kind in _NEEDS_ONE or (kind == "comma" and owner_kind in _NEEDS_ONE) else 0
         sequence = Sequence(len(self.sequences), owner, kind, tuple(elements), empty, min_kept)
         self.sequences.append(sequence)
         for position, element in enumerate(elements):
@@ -499,13 +464,15 @@ class _Structure:
         if kind in ("Call", "ClassDef"):
             ids = f.get("args", ()) + f.get("bases", ()) + f.get("keywords", ())
             ids = tuple(sorted(ids, key=lambda i: tree.nodes[i].start))
-            made.append(self._seq(node_id, "comma", self._simple(ids)))
+            made.append(self._seq(node_id, "comma", self._simple(ids), "()" if self._owns_parentheses(node_id) else ""))
         if kind in ("List", "Set", "Tuple", "Delete", "Import", "ImportFrom", "With", "AsyncWith"):
             field_name = {"Delete": "targets", "Import": "names", "ImportFrom": "names"}.get(
                 kind, "items" if kind in ("With", "AsyncWith") else "elts"
             )
             seq_kind = "tuple" if kind == "Tuple" else "comma"
-            made.append(self._seq(node_id, seq_kind, self._simple(f.get(field_name, ()))))
+            elements = self._simple(f.get(field_name, ()))
+            bare = kind == "Tuple" and bool(elements) and elements[0].start == node.start  # ``a, b`` (no brackets)
+            made.append(self._seq(node_id, seq_kind, elements, "()" if bare else ""))
         if kind == "Dict":
             made.append(self._seq(node_id, "comma", self._dict_elements(node_id)))
         if kind == "BoolOp":
@@ -519,6 +486,16 @@ class _Structure:
         if kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef") and "decorator_list" in f:
             made.append(self._seq(node_id, "decorators", self._decorator_elements(node_id)))
         yield from (s for s in made if s is not None)
+
+    def _owns_parentheses(self, node_id: int) -> bool:
+        """``f(x for x in y)``: the generator's span holds the call's parentheses, which stay when it goes."""
+        f = self.tree.fields[node_id]
+        nodes = self.tree.nodes
+        args = f.get("args", ())
+        if self.tree.nodes[node_id].kind != "Call" or len(args) != 1 or f.get("keywords"):
+            return False
+        argument = nodes[args[0]]
+        return argument.kind == "GeneratorExp" and self.text[nodes[f["func"][0]].end : argument.start].strip() == ""
 
     def _dict_elements(self, node_id: int) -> list[Element]:
         dict_ast = self.b.asts[node_id]
@@ -563,7 +540,7 @@ class _Structure:
         kwonly = f.get("kwonlyargs", ())
         kw_defaults = iter(f.get("kw_defaults", ()))
         if vararg:
-            start = _star_before(text, nodes[vararg[0]].start)
+            start = star_before(text, nodes[vararg[0]].start)
             elements.append(Element(vararg[0], start, nodes[vararg[0]].end, vararg))
         for i, arg in enumerate(kwonly):
             has_default = args_ast.kw_defaults[i] is not None
@@ -574,7 +551,7 @@ class _Structure:
                 self.tree.drop_spans[default] = (nodes[arg].end, nodes[default].end)
             start = nodes[arg].start
             if i == 0 and not vararg:
-                start = _star_before(text, start)  # a bare * goes with the first keyword-only one
+                start = star_before(text, start)  # a bare * goes with the first keyword-only one
             elements.append(Element(arg, start, nodes[members[-1]].end, members))
         kwarg = f.get("kwarg", ())
         if kwarg:
@@ -639,6 +616,8 @@ class _Structure:
                     drops[child] = (nodes[child].start, nodes[child].end)
         elif node.kind == "ExceptHandler" and (exc := only("type")) is not None:
             keyword_end = node.start + len("except")
+            if text[keyword_end : nodes[exc].start].strip().startswith("*"):
+                return  # ``except*`` needs its type
             colon = text.index(":", nodes[exc].end)
             drops[exc] = (keyword_end, colon)
 

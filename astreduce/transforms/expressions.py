@@ -131,10 +131,15 @@ def has_bare_line_break(text: str) -> bool:
     return False
 
 
-def binding(tree: Tree, node_id: int) -> int:
-    """How tightly the expression's text binds where it stands (an enclosed one is an atom)."""
+def binding(tree: Tree, node_id: int, bare: bool = False) -> int:
+    """How tightly the expression's text binds where it stands (an enclosed one is an atom).
+
+    ``bare``: how the text inside its outermost pair of parentheses binds.
+    """
     node = tree.nodes[node_id]
     source = tree.source(node_id)
+    if bare:
+        source = source[1:-1].strip()
     if node.kind in ("Tuple", "GeneratorExp") and is_enclosed(source):
         return _ATOM
     if source[:1] == "(" and is_enclosed(source):
@@ -161,6 +166,22 @@ def _accepted(tree: Tree, node_id: int) -> int:
     if parent.kind not in EXPRESSIONS and parent.kind not in ("keyword", "comprehension"):
         return min(own, _LAMBDA)  # a statement's or a definition's expression
     return min(own, _ACCEPTS.get((parent.kind, node.field), own))
+
+
+def stands_bare(tree: Tree, node_id: int) -> bool:
+    """Whether a parenthesised expression may lose its outermost parentheses where it stands.
+
+    Not when its inside binds more loosely than the place accepts (``(a or
+    b) and c``, ``(y := f()) is not None``), breaks lines outside brackets,
+    or is a number before an attribute (``(1).real``).
+    """
+    node = tree.nodes[node_id]
+    inside = tree.source(node_id)[1:-1].strip()
+    if has_bare_line_break(inside):
+        return False
+    if node.constant in _NUMBERS and node.field == "value" and tree.nodes[node.parent].kind == "Attribute":
+        return False
+    return binding(tree, node_id, bare=True) >= _accepted(tree, node_id)
 
 
 def owns_call_parentheses(tree: Tree, node_id: int) -> bool:
