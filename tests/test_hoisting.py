@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from astreduce import reduce_source
+from astreduce.errors import UsageError
 from astreduce.interpreters import resolve_python
 from astreduce.measure import measure
 from astreduce.oracles import Finished, Run, Verdict
@@ -73,11 +74,17 @@ def expression_fields(python: str) -> set[tuple[str, str]]:
 def interpreters() -> list[str]:
     found = [sys.executable]
     for version in ("3.12", "3.13"):
-        try:
-            found.append(resolve_python(version))
-        except Exception:  # not installed here: the fields of this interpreter still count
-            continue
+        path = installed(version)
+        if path is not None:  # else the fields of the interpreters that are here still count
+            found.append(path)
     return found
+
+
+def installed(version: str) -> str | None:
+    try:
+        return resolve_python(version)
+    except UsageError:
+        return None
 
 
 def test_every_expression_field_has_a_case() -> None:
@@ -247,10 +254,10 @@ FSTRINGS = [
 def test_fstring_parts_have_the_spans_of_312(text: str) -> None:
     """The code inside fields gets the spans 3.12's parser gives it (literal pieces and specs aside)."""
     ours = parse(text)
-    try:
-        parser = ForeignParser(resolve_python("3.12"))
-    except Exception:  # pragma: no cover - pyenv without 3.12
+    python = installed("3.12")
+    if python is None:
         pytest.skip("no Python 3.12 here")
+    parser = ForeignParser(python)
     try:
         theirs = parser.parse(text)
     finally:
@@ -277,9 +284,8 @@ def test_fstring_tokens_count_as_312_counts_them(literal: str) -> None:
         "tokens = tokenize.generate_tokens(io.StringIO(sys.argv[1]).readline)\n"
         "print(sum(1 for t in tokens if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)))\n"
     )
-    try:
-        python = resolve_python("3.12")
-    except Exception:  # pragma: no cover - pyenv without 3.12
+    python = installed("3.12")
+    if python is None:
         pytest.skip("no Python 3.12 here")
     out = subprocess.run([python, "-c", script, literal], capture_output=True, text=True, check=True, timeout=60)
     assert token_count(literal) == int(out.stdout)

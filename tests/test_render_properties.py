@@ -14,12 +14,12 @@ proposal is rendered alone, and
 
 from __future__ import annotations
 
-import ast
 import io
 import tokenize
 import warnings
 
 import pytest
+from test_transforms import parses
 
 from astreduce.search.strategies import splice_text
 from astreduce.source.render import NodeReducer
@@ -51,16 +51,6 @@ def commented(seed: int) -> str | None:
             lines[row - 1] = line[:column] + f"  # c{row}" + line[column:]
     out = "".join(lines)
     return out if parse_or_none(out) is not None else None
-
-
-def parses(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 def unique_code_lines(text: str) -> dict[str, str]:
