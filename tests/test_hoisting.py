@@ -198,6 +198,7 @@ def test_a_hidden_name_is_reached_from_any_position(chunk: int) -> None:
 @pytest.mark.parametrize("chunk", range(10))
 def test_a_hidden_name_is_reached_in_500_programs(chunk: int) -> None:
     tried, failures = reaches_the_name(range(chunk * 55, (chunk + 1) * 55))
+    print(f"programs {chunk * 55}-{(chunk + 1) * 55 - 1}: {tried} with a hidden name, {len(failures)} not reduced to it")
     assert tried >= 50, tried
     assert not failures, "\n".join(failures)
 

@@ -102,9 +102,10 @@ class StatementToExpression(Transform):
     Applies to: every statement that holds an expression: ``needle ^= x`` →
     ``needle``; ``def f(a: T = d) -> R:`` → ``T``, ``d`` or ``R``; ``class C(B,
     metaclass=M):`` → ``B`` or ``M``; ``with open(p) as f:`` → ``open(p)``;
-    ``except E:`` (through its ``try``) → ``E``; ``match s: case P(x=v):`` → ``s``,
-    ``P(x=v)`` (a pattern that reads as an expression) or ``v``; ``raise A from B`` → ``A`` or ``B``; decorators, ``for``
-    targets, ``type`` aliases, type parameters and their bounds (3.12+).
+    ``except E:`` (through its ``try``) → ``E``; ``match s: case P(x=v):`` →
+    ``s``, ``P(x=v)`` (a pattern that reads as an expression) or ``v``;
+    ``raise A from B`` → ``A`` or ``B``; decorators, ``for`` targets, ``type``
+    aliases, type parameters and their bounds (3.12+).
     Yields: each held expression, the shortest first (``hoist-expression``
     then reaches the expressions inside it).
     Notes: pysource-minimize reaches the bare expression from every position;
