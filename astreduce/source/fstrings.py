@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 _PREFIX = re.compile(r"[A-Za-z]*")
 _OPENING = "([{"
+#: The nodes with a position that an expression may hold.
+_POSITIONED = (ast.expr, ast.keyword, ast.arg)
 _CLOSING = ")]}"
 
 
@@ -101,8 +103,8 @@ def _expression(text: str, node: ast.expr, span: tuple[int, int], spans: dict[in
         parsed = ast.parse(wrapped, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    mine = [n for n in ast.walk(node) if hasattr(n, "end_col_offset")]
-    theirs = [n for n in ast.walk(parsed) if hasattr(n, "end_col_offset")]
+    mine = [n for n in ast.walk(node) if isinstance(n, _POSITIONED)]
+    theirs = [n for n in ast.walk(parsed) if isinstance(n, _POSITIONED)]
     if [type(n) for n in mine] != [type(n) for n in theirs]:
         return False
     lines = wrapped.splitlines(keepends=True)
