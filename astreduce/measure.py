@@ -4,7 +4,9 @@
 for the transforms, how a proposal changes it.
 
 *Tokens* are Python tokens as the standard ``tokenize`` module counts them,
-leaving out ENCODING, NL, NEWLINE, INDENT, DEDENT, COMMENT and ENDMARKER.
+leaving out ENCODING, NL, NEWLINE, INDENT, DEDENT, COMMENT and ENDMARKER;
+an f-string counts as 3.12's tokenizer splits it (its fields' code included)
+under every interpreter (:func:`astreduce.source.fstrings.token_count`).
 For text that does not tokenize (not Python, or broken Python) a simple
 word/punctuation split stands in, so every strategy can report a size.
 """
@@ -15,9 +17,12 @@ import ast
 import io
 import keyword
 import re
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass
+
+from astreduce.source.fstrings import token_count
 
 _IGNORED = frozenset(
     {
@@ -61,6 +66,8 @@ def measure(text: str) -> Size:
     tokens = python_tokens(text)
     if tokens is not None:
         count = len(tokens)
+        if sys.version_info < (3, 12):  # an f-string is one token there: count its fields as 3.12 does
+            count += sum(token_count(t.string) - 1 for t in tokens if t.type == tokenize.STRING)
         identifiers = sum(1 for t in tokens if t.type == tokenize.NAME and not keyword.iskeyword(t.string))
     else:
         words = _WORDS.findall(text)
@@ -104,7 +111,7 @@ def _approximate(text: str) -> tuple[int, int, int]:
         kind = match.lastgroup
         if kind == "comment":
             continue
-        tokens += 1
+        tokens += token_count(match.group()) if kind == "string" else 1
         if kind == "name" and not keyword.iskeyword(match.group()):
             identifiers += 1
     return tokens, identifiers, len(text)

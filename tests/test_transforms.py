@@ -14,7 +14,9 @@ The directory names the only transform the reduction may use; the file stem
 is the test id. ``--require TEXT`` (repeatable) makes a candidate interesting
 when it compiles and contains every TEXT; without it, any candidate that
 compiles is interesting. ``--strategy NAME`` picks the strategy (default
-``auto``). Files are read with ``newline=""`` so that CRLF cases keep their
+``auto``). ``--python X.Y`` reduces syntax newer than the running
+interpreter's (3.12's ``type`` statements and type parameters): that
+interpreter parses the candidates, and "compiles" means "parses there". Files are read with ``newline=""`` so that CRLF cases keep their
 ``\\r\\n`` and are compared byte for byte.
 
 Besides the expected output, each case checks that (nearly) every candidate
@@ -43,7 +45,7 @@ import shlex
 import sysconfig
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -59,6 +61,8 @@ from astreduce.source.render import DROP, NodeReducer
 from astreduce.reduce.single import reduce_source
 from astreduce.search.strategies import splice_text
 from astreduce.transforms import TextTransform, Transform, load_transforms, registered_transforms
+from astreduce.source.foreign import ForeignParser
+from astreduce.source.syntax import syntax_interpreter
 from astreduce.source.tree import Tree, parse
 
 DATA = Path(__file__).parent / "data" / "transforms"
@@ -83,6 +87,7 @@ class Case:
     expected: str
     require: tuple[str, ...]
     strategy: str
+    python: str | None = None
 
 
 def read_case(path: Path) -> Case:
@@ -91,6 +96,7 @@ def read_case(path: Path) -> Case:
     lines = text.splitlines(keepends=True)
     require: list[str] = []
     strategy = "auto"
+    python = None
     if lines and lines[0].startswith("# flags:"):
         args = shlex.split(lines.pop(0)[len("# flags:") :])
         while args:
@@ -99,6 +105,8 @@ def read_case(path: Path) -> Case:
                 require.append(args.pop(0))
             elif option == "--strategy" and args:
                 strategy = args.pop(0)
+            elif option == "--python" and args:
+                python = args.pop(0)
             else:
                 raise ValueError(f"{path}: unknown flag {option!r}")
     markers = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == "# output"]
@@ -112,6 +120,7 @@ def read_case(path: Path) -> Case:
         expected="".join(lines[marker + 1 :]),
         require=tuple(require),
         strategy=strategy,
+        python=python,
     )
 
 
@@ -125,8 +134,9 @@ class RequireOracle:
     Candidates are compiled, never executed. Every candidate it sees is recorded.
     """
 
-    def __init__(self, require: tuple[str, ...]) -> None:
+    def __init__(self, require: tuple[str, ...], valid: Callable[[str], bool] | None = None) -> None:
         self.require = require
+        self.valid = valid or compiles
         self.seen: list[str] = []
 
     @property
@@ -135,7 +145,7 @@ class RequireOracle:
 
     def judge(self, text: str) -> Verdict:
         self.seen.append(text)
-        if not compiles(text):
+        if not self.valid(text):
             return Verdict(Outcome.UNRESOLVED, Run("syntax", "SyntaxError"))
         if all(required in text for required in self.require):
             return Verdict(Outcome.FAIL, Run("exception", "Interesting"))
@@ -163,37 +173,55 @@ def parses(text: str) -> bool:
 
 
 def reduce_case(case: Case, text: str) -> tuple[str, list[str]]:
-    oracle = RequireOracle(case.require)
-    result = reduce_source(text, oracle, strategy=case.strategy, transforms=[case.transform], format=False)
+    oracle = RequireOracle(case.require, syntax(case.python).parses if case.python else None)
+    result = reduce_source(
+        text, oracle, strategy=case.strategy, transforms=[case.transform], format=False, python=case.python
+    )
     return result.text, oracle.seen
 
 
-#: Cases that show a bug of the tree model or the renderer, not of a transform.
-XFAIL: dict[str, str] = {
-    "delete/trailing_comma_tuple": "reducer: a tuple with a trailing comma that keeps one element "
-    "gets a second comma: x = (a, b,) drops a -> x = (b,,)",
-    "delete/positional_only_marker_last": "tree: the arguments span ends before a final '/', so it is "
-    "emitted again: def f(a, b, /) drops a -> def f(b, / /)",
-    "delete/generator_argument_in_tuple": "tree: the element of a generator expression that is a call's "
-    "only argument takes the comma after the call: (f(a for a in [b, e]), d) drops e -> ,,",
-    "delete/generator_sole_argument": "tree: dropping a generator expression that is a call's only "
-    "argument drops the call's parentheses too: print(x for x in y) -> print",
-    "delete/comment_before_parenthesised_operand": "tree: a parenthesised operand after a comment "
-    "line is not widened over its parentheses (the comment's last word reads as a callee): "
-    "(a or  # note\n (b and c)) drops a -> (b and c))",
-    "delete/sole_statement_in_with_body": "tree: a with statement's body block gets min_kept=1 "
-    "(meant for its items), so its only statement can never become pass",
-    "delete/trailing_comment_of_kept_statement": "reducer: a kept statement loses its same-line "
-    "comment when the statement after it is dropped (the comment is the separator that goes)",
-}
+class Syntax:
+    """Parsing as one interpreter does: this one, or another through :class:`ForeignParser` (``--python``)."""
+
+    def __init__(self, python: str | None) -> None:
+        path = syntax_interpreter(python)
+        self.parser = ForeignParser(path) if path is not None else None
+
+    def parses(self, text: str) -> bool:
+        if self.parser is None:
+            return parses(text)
+        try:
+            self.parser.parse(text)
+        except (SyntaxError, ValueError):
+            return False
+        return True
+
+    def tree(self, text: str) -> Tree:
+        return parse(text) if self.parser is None else self.parser.parse(text)
+
+
+    def close(self) -> None:
+        if self.parser is not None:
+            self.parser.close()
+
+
+@functools.cache
+def syntax(python: str | None) -> Syntax:
+    return Syntax(python)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_parsers() -> Iterator[None]:
+    yield
+    for python in {p for p in (read_case(path).python for path in case_paths()) if p}:
+        syntax(python).close()
+    syntax.cache_clear()
 
 
 def case_params() -> list[object]:
     params: list[object] = []
     for path in case_paths():
-        case_id = f"{path.parent.name}/{path.stem}"
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[case_id])] if case_id in XFAIL else []
-        params.append(pytest.param(path, id=case_id, marks=marks))
+        params.append(pytest.param(path, id=f"{path.parent.name}/{path.stem}"))
     return params
 
 
@@ -201,25 +229,26 @@ def case_params() -> list[object]:
 def test_transform_case(path: Path) -> None:
     case = read_case(path)
     assert case.transform in registered_transforms(), f"{path.parent.name} is not a registered transform"
-    assert compiles(case.source), "the case's input must compile"
+    checker = syntax(case.python)
+    assert (checker.parses if case.python else compiles)(case.source), "the case's input must compile"
     output, seen = reduce_case(case, case.source)
     assert output == case.expected, f"reduced:\n{output!r}\nexpected:\n{case.expected!r}"
 
-    invalid = [c for c in dict.fromkeys(seen) if not parses(c)]
+    invalid = [c for c in dict.fromkeys(seen) if not checker.parses(c)]
     distinct = len(dict.fromkeys(seen))
     tolerated = max(1.0, (1 - CANDIDATES_PARSING) * distinct)
     assert len(invalid) <= tolerated + 1e-9, (
         f"{len(invalid)} of {distinct} candidates do not parse:\n" + "\n---\n".join(invalid)
     )
 
-    tree = parse(case.source)
+    tree = checker.tree(case.source)
     reducer = NodeReducer(tree)
     transform = load_transforms([case.transform])[0]
     if isinstance(transform, TextTransform):
         singles = [splice_text(case.source, list(o.edits)) for o in transform.text_opportunities(tree)]
     else:
         singles = [reducer.render(o.edits) for o in transform.opportunities(tree)]
-    broken = [c for c in singles if not parses(c)]
+    broken = [c for c in singles if not checker.parses(c)]
     assert not broken, "single proposals that do not parse:\n" + "\n---\n".join(broken)
 
     again, _ = reduce_case(case, output)
@@ -399,45 +428,10 @@ def needed_element(tree: Tree, node_id: int) -> bool:
     return False
 
 
-#: Bugs of the tree model and the renderer (not of transforms), each with an
-#: xfail data case: "remove one" tolerates the drops they break, and
-#: ``test_remove_one_without_known_bugs`` turns red once they are fixed.
-KNOWN_BUGS = {
-    "element-outside-owner": "an element's span reaches beyond its owner's span (a trailing '/' of "
-    "positional-only parameters; a generator expression that is a call's only argument takes the "
-    "comma after the call): the text is emitted twice",
-    "tuple-trailing-comma": "a tuple with a trailing comma that keeps one element gets a second comma",
-    "comment-before-parenthesis": "a parenthesised element after a comment line is not widened over its "
-    "parentheses: the last word of the comment reads as a callee",
-}
-
-
-def known_bug(tree: Tree, node_id: int) -> str | None:
-    """Which of :data:`KNOWN_BUGS` explains that dropping ``node_id`` does not parse, if any."""
-    nodes = tree.nodes
-    text = tree.text
-    for current in (node_id, *tree.ancestors(node_id)):
-        place = tree.element_of.get(current)
-        if place is None:
-            continue
-        sequence, _ = place
-        owner = nodes[sequence.owner]
-        if any(e.end > owner.end or e.start < owner.start for e in sequence.elements):
-            return "element-outside-owner"
-        if sequence.kind == "tuple" and text[sequence.elements[-1].start : sequence.elements[-1].end].endswith(","):
-            return "tuple-trailing-comma"
-        for element in sequence.elements:
-            before = text[: element.start].rstrip(" \t\r\n\\")
-            line = before[before.rfind("\n") + 1 :]
-            if "#" in line and nodes[element.key].start == element.start and before.endswith(tuple("abcdefghijklmnopqrstuvwxyz")):
-                return "comment-before-parenthesis"
-    return None
-
-
 @functools.cache
-def remove_one_failures() -> tuple[tuple[str, str | None], ...]:
-    """(description, known bug or None) of every sampled single drop that does not parse."""
-    failures: list[tuple[str, str | None]] = []
+def remove_one_failures() -> tuple[str, ...]:
+    """A description of every sampled single drop that does not parse."""
+    failures: list[str] = []
     for name, text, tree in stdlib_modules():
         reducer = NodeReducer(tree)
         assert reducer.render({}) == text, f"{name}: rendering without edits changed the text"
@@ -449,22 +443,16 @@ def remove_one_failures() -> tuple[tuple[str, str | None], ...]:
             if candidate != text and not local.parses(candidate, node_id):
                 node = tree.nodes[node_id]
                 where = f"{name}: dropping {node.kind} at {node.start} ({tree.source(node_id)[:40]!r})"
-                failures.append((where, known_bug(tree, node_id)))
+                failures.append(where)
     return tuple(failures)
 
 
 def test_remove_one_on_stdlib_modules() -> None:
     started = time.process_time()
     assert len(stdlib_modules()) >= 25, "the standard library is not where sysconfig says"
-    unknown = [where for where, bug in remove_one_failures() if bug is None]
-    assert not unknown, f"{len(unknown)} drops do not parse:\n" + "\n".join(unknown[:20])
-    assert time.process_time() - started < 30, "keep the property cheap (CPU seconds)"
-
-
-@pytest.mark.xfail(strict=True, reason="; ".join(KNOWN_BUGS.values()))
-def test_remove_one_without_known_bugs() -> None:
     failures = remove_one_failures()
-    assert not failures, "\n".join(f"{where}: {bug}" for where, bug in failures[:20])
+    assert not failures, f"{len(failures)} drops do not parse:\n" + "\n".join(failures[:20])
+    assert time.process_time() - started < 30, "keep the property cheap (CPU seconds)"
 
 
 @functools.cache
@@ -498,14 +486,6 @@ def proposal_rates() -> tuple[dict[str, tuple[int, int, list[str]]], float]:
     return rates, time.process_time() - started
 
 
-#: Transforms whose proposals are known to break syntax too often (bugs to fix there).
-LOW_PARSE_RATE: dict[str, str] = {
-    "drop-parentheses": "drops parentheses that a line break or a looser-binding operand needs: "
-    "x = (a +\\n b) -> x = a +\\n b; if (y := f()) is not None -> if y := f() is not None "
-    "(and (a or b) and c -> a or b and c parses but changes the meaning)",
-}
-
-
 def test_single_proposals_parse_rate_table() -> None:
     """Prints the table (``pytest -s``); the whole sampling stays cheap."""
     rates, seconds = proposal_rates()
@@ -516,13 +496,7 @@ def test_single_proposals_parse_rate_table() -> None:
     assert seconds < 30, "keep the property cheap (CPU seconds)"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=LOW_PARSE_RATE[n])] if n in LOW_PARSE_RATE else [])
-        for n in sorted(registered_transforms())
-    ],
-)
+@pytest.mark.parametrize("name", sorted(registered_transforms()))
 def test_single_proposals_parse(name: str) -> None:
     """At least 95% of a transform's single proposals on standard-library modules parse."""
     rates, _ = proposal_rates()
@@ -552,7 +526,7 @@ def test_any_program_shrinks_one_node_at_a_time(data: st.DataObject) -> None:
     node_id = data.draw(st.sampled_from(droppable), label="node")
     candidate = reducer.render({node_id: DROP})
     assert parses(candidate) == LocalParser(tree).parses(candidate, node_id)
-    assert parses(candidate) or known_bug(tree, node_id), f"{name}: dropping {tree.source(node_id)[:60]!r}"
+    assert parses(candidate), f"{name}: dropping {tree.source(node_id)[:60]!r}"
 
 
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -62,8 +62,6 @@ stack = [module]
 while stack:
     node = stack.pop()
     numbered.append(node)
-    if isinstance(node, ast.JoinedStr):
-        continue
     stack.extend(reversed([c for c in children(node) if not empty_arguments(c)]))
 targets = {id(numbered[i]): i for i in wanted if i < len(numbered)}
 class Wrap(ast.NodeTransformer):

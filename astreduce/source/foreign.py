@@ -1,10 +1,10 @@
 """Trees parsed by another interpreter: for code whose syntax is newer than ours.
 
-:class:`ForeignParser` starts ``tree.py`` as a script under the target
+:class:`ForeignParser` starts ``wire.py`` as a script under the target
 interpreter (the tree model needs only the standard library), sends it texts
-and reads back the JSON of :func:`astreduce.source.tree.to_json`;
+and reads back the JSON of :func:`astreduce.source.wire.to_json`;
 :func:`from_json` turns that back into a :class:`Tree`. The writing end stays
-in ``tree.py`` because the other interpreter runs that file alone.
+in ``wire.py`` because the other interpreter runs that file alone.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import json
 import os
 import subprocess
 
-from astreduce.source import tree
+from astreduce.source import wire
 from astreduce.source.tree import Element, Node, Sequence, Tree
 
 
 def from_json(text: str, data: str) -> Tree:
-    """The inverse of :func:`astreduce.source.tree.to_json`, given the text the tree was parsed from."""
+    """The inverse of :func:`astreduce.source.wire.to_json`, given the text the tree was parsed from."""
     raw = json.loads(data)
     sequences = {
         q[0]: Sequence(q[0], q[1], q[2], tuple(Element(e[0], e[1], e[2], tuple(e[3])) for e in q[3]), q[4], q[5])
@@ -43,7 +43,7 @@ def from_json(text: str, data: str) -> Tree:
 class ForeignParser:
     """Parses with another interpreter's ``ast`` (for syntax newer than ours).
 
-    Runs ``tree.py`` as a script under ``python`` — it needs only the
+    Runs ``wire.py`` as a script under ``python`` — it needs only the
     standard library there — once, and sends it one text per request.
     """
 
@@ -54,7 +54,7 @@ class ForeignParser:
     def _server(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
-                [self.python, os.path.abspath(tree.__file__), "--serve"],
+                [self.python, os.path.abspath(wire.__file__), "--serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -84,4 +84,7 @@ class ForeignParser:
         if self._process is not None:
             self._process.kill()
             self._process.wait()
+            for pipe in (self._process.stdin, self._process.stdout):
+                if pipe is not None:
+                    pipe.close()
             self._process = None

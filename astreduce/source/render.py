@@ -182,8 +182,11 @@ class _Render:
         for previous, current in zip(kept, kept[1:]):
             out.append(text[elements[previous].end : elements[previous + 1].start])
             out.append(self.element(elements[current]))
-        if sequence.kind == "tuple" and len(kept) == 1:
-            out.append(",")
+        last = kept[-1]
+        if sequence.kind == "block" and last + 1 < len(elements):
+            out.append(_same_line_comment(text[elements[last].end : elements[last + 1].start]))
+        if sequence.kind == "tuple" and len(kept) == 1 and not out[-1].rstrip().endswith(","):
+            out.append(",")  # a one-element tuple needs its comma (the last element may bring its own)
         return "".join(out)
 
     def replacement(self, node_id: int, replacement: Replacement) -> str:
@@ -207,6 +210,11 @@ class _Render:
     def block(self, node_id: int, hole: BlockHole) -> str:
         sequence = self.tree.blocks[(hole.owner, hole.field)]
         body = self.sequence(sequence)
+        last = sequence.elements[-1]
+        if sequence.end < self.nodes[node_id].end and self.edits.get(last.key) is not DROP:
+            # the comment after the block's last statement lies inside the replaced node: it goes along
+            line_end = self.text.find("\n", sequence.end)
+            body += _same_line_comment(self.text[sequence.end : len(self.text) if line_end < 0 else line_end])
         replaced_is_elif = self.text.startswith("elif", self.nodes[node_id].start)
         if body.startswith("elif") and not replaced_is_elif:
             body = body[2:]  # an elif chain hoisted out of its if starts a new if
@@ -215,6 +223,17 @@ class _Render:
         if old is None or new is None:
             return body
         return reindent(body, old, new)
+
+
+def _same_line_comment(separator: str) -> str:
+    """The comment that ends a kept statement's line, from the separator to the statement after it.
+
+    The separator goes with the dropped statement, but ``x = [1]  # keep me``
+    keeps its comment when the statement after it, the last of its block, goes.
+    """
+    line = separator.split("\n", 1)[0].split("\r", 1)[0]
+    stripped = line.lstrip(" \t;")
+    return line[: len(line) - len(stripped)].replace(";", "") + stripped if stripped.startswith("#") else ""
 
 
 def _flat_nodes(elements: Iterable[Element]) -> list[int]:

@@ -20,28 +20,34 @@ not a deep copy or a code generation):
   blocks.
 
 Nothing here knows about transforms; :mod:`astreduce.source.render` renders edits
-against this model. Because the model is data, it could be computed by
-another interpreter (see DESIGN.md) and read back.
+against this model. Because the model is data, another interpreter computes
+it for syntax newer than ours (:mod:`astreduce.source.wire` runs this file
+there, with the standard library only).
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-import json
-import keyword
 import re
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+try:
+    from astreduce.source.fstrings import part_spans
+    from astreduce.source.spans import SPACE, star_before, widen
+except ImportError:  # run alone as a script by another interpreter (wire.py): the sibling modules
+    from fstrings import part_spans  # type: ignore[import-not-found,no-redef]  # the script's folder is on sys.path
+    from spans import SPACE, star_before, widen  # type: ignore[import-not-found,no-redef]  # idem
+
 #: ``ast`` classes that are not nodes of the model: they carry no position.
 SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
 
-#: Nodes whose descendants are not modelled. Before 3.12 the parts of an
-#: f-string carry the position of the whole string, so no span inside it is exact.
-OPAQUE = (ast.JoinedStr,)
+#: Nodes whose descendants are not modelled: none. The parts of an f-string
+#: are (before 3.12 with spans from :mod:`astreduce.source.fstrings`).
+OPAQUE: tuple[type[ast.AST], ...] = ()
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -209,6 +215,8 @@ class _Builder:
         self.nodes: list[Node] = []
         self.fields: list[dict[str, tuple[int, ...]]] = []
         self.asts: list[ast.AST] = []
+        self.located: dict[int, tuple[int, int]] = {}
+        """``id()`` of a node inside an f-string → its span (before 3.12, where the parser's are not exact)."""
 
     # --- numbering -------------------------------------------------------
 
@@ -259,17 +267,23 @@ class _Builder:
     def _span(self, node: ast.AST, parent: int) -> tuple[int, int]:
         if isinstance(node, ast.Module):
             return 0, len(self.text)
-        if _has_position(node):
+        located = self.located.get(id(node))
+        if located is None and not _has_position(node):
+            return _synthetic_span(self, node)
+        if located is None:
             start = self.pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # checked by _has_position
             end = self.pos.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # idem
-            if isinstance(node, ast.expr):
-                return _widen(self.text, start, end)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
-                first = node.decorator_list[0]
-                at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
-                start = min(start, at)
-            return start, end
-        return _synthetic_span(self, node)
+        else:
+            start, end = located
+        if isinstance(node, ast.JoinedStr) and sys.version_info < (3, 12):
+            self.located.update(part_spans(self.text, start, end, node))
+        if isinstance(node, ast.expr):
+            return widen(self.text, start, end)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+            first = node.decorator_list[0]
+            at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
+            start = min(start, at)
+        return start, end
 
 
 def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]:
@@ -300,43 +314,6 @@ def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]
                 if not is_empty_arguments(child):
                     stack.append((child, node_id, name, i, depth + 1))
         node_id += 1
-
-
-_SPACE = " \t\f\r\n\\"
-#: Keywords after which ``(`` opens a parenthesised expression, not a call.
-_KEYWORDS = frozenset(keyword.kwlist) - {"None", "True", "False"}
-
-
-def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    """Grow an expression's span over the redundant parentheses around it.
-
-    ``ast`` spans leave such parentheses out, so dropping or hoisting the bare
-    span would leave one parenthesis behind. A ``(`` counts as redundant when
-    it does not open a call: the text before it does not end an atom.
-    """
-    while True:
-        before = start - 1
-        while before >= 0 and text[before] in _SPACE:
-            before -= 1
-        after = end
-        while after < len(text) and text[after] in _SPACE:
-            after += 1
-        if before < 0 or after >= len(text) or text[before] != "(" or text[after] != ")":
-            return start, end
-        previous = before - 1
-        while previous >= 0 and text[previous] in _SPACE:
-            previous -= 1
-        if previous >= 0:
-            last = text[previous]
-            if last in ")]}\"'":
-                return start, end
-            if last.isalnum() or last == "_" or not last.isascii():
-                word_start = previous
-                while word_start > 0 and (text[word_start - 1].isalnum() or text[word_start - 1] == "_"):
-                    word_start -= 1
-                if text[word_start : previous + 1] not in _KEYWORDS:
-                    return start, end
-        start, end = before, after + 1
 
 
 def _has_position(node: ast.AST) -> bool:
@@ -386,11 +363,16 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
         start, end = _extent(builder, parts)
         if node.vararg is not None or node.kwonlyargs:
             first = node.vararg if node.vararg is not None else node.kwonlyargs[0]
-            start = min(start, _star_before(text, builder._span(first, -1)[0]))
+            start = min(start, star_before(text, builder._span(first, -1)[0]))
         if node.kwarg is not None:
             start = min(start, text.rfind("**", 0, builder._span(node.kwarg, -1)[0]))
+        if node.posonlyargs:  # the final "/" belongs to the parameters, as its element says
+            last = len(node.posonlyargs) - 1
+            default = last - (len(node.posonlyargs) + len(node.args) - len(node.defaults))
+            last_end = builder._span(node.defaults[default] if default >= 0 else node.posonlyargs[last], -1)[1]
+            end = max(end, text.index("/", last_end) + 1)
         after = end
-        while after < len(text) and text[after] in _SPACE:
+        while after < len(text) and text[after] in SPACE:
             after += 1
         if after < len(text) and text[after] == ",":
             end = after + 1  # the trailing comma, so that the node covers its sequence
@@ -412,11 +394,6 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
     raise ValueError(f"no span for {type(node).__name__}")  # pragma: no cover
 
 
-def _star_before(text: str, offset: int) -> int:
-    """The ``*`` that opens ``*args`` or a bare ``*`` marker before ``offset``."""
-    return text.rfind("*", 0, offset)
-
-
 class _Structure:
     """Computes sequences, drop spans and indentation for a numbered tree."""
 
@@ -436,7 +413,7 @@ class _Structure:
             items.sort(key=lambda it: tree.nodes[it].start if isinstance(it, int) else it.start)
             tree.items[node.id] = tuple(items)
             self._drop_spans(node.id)
-            if node.kind in _STATEMENTS:
+            if node.kind in STATEMENTS:
                 start = self.b.pos.line_start(node.start)
                 prefix = self.text[start : node.start]
                 if prefix.strip(" \t\f") == "":
@@ -450,12 +427,13 @@ class _Structure:
         if kind in ("comma", "tuple"):
             last = elements[-1]
             after = last.end
-            while after < len(self.text) and self.text[after] in _SPACE:
+            while after < len(self.text) and self.text[after] in SPACE:
                 after += 1
-            if after < len(self.text) and self.text[after] == ",":  # a trailing comma goes with the last one
+            owner_end = self.tree.nodes[owner].end
+            if after < owner_end and self.text[after] == ",":  # a trailing comma goes with the last one
                 elements[-1] = Element(last.key, last.start, after + 1, last.nodes)
         owner_kind = self.tree.nodes[owner].kind
-        min_kept = 1 if kind in _NEEDS_ONE or owner_kind in _NEEDS_ONE else 0
+        min_kept = 1 if kind in _NEEDS_ONE or (kind == "comma" and owner_kind in _NEEDS_ONE) else 0
         sequence = Sequence(len(self.sequences), owner, kind, tuple(elements), empty, min_kept)
         self.sequences.append(sequence)
         for position, element in enumerate(elements):
@@ -473,7 +451,7 @@ class _Structure:
         f = tree.fields[node_id]
         made: list[Sequence | None] = []
         for block in ("body", "orelse", "finalbody"):
-            if block in f and tree.nodes[f[block][0]].kind in _STATEMENTS:
+            if block in f and tree.nodes[f[block][0]].kind in STATEMENTS:
                 empty = "" if kind == "Module" else "pass"
                 sequence = self._seq(node_id, "block", self._simple(f[block]), empty)
                 if sequence is not None:
@@ -486,13 +464,15 @@ class _Structure:
         if kind in ("Call", "ClassDef"):
             ids = f.get("args", ()) + f.get("bases", ()) + f.get("keywords", ())
             ids = tuple(sorted(ids, key=lambda i: tree.nodes[i].start))
-            made.append(self._seq(node_id, "comma", self._simple(ids)))
+            made.append(self._seq(node_id, "comma", self._simple(ids), "()" if self._owns_parentheses(node_id) else ""))
         if kind in ("List", "Set", "Tuple", "Delete", "Import", "ImportFrom", "With", "AsyncWith"):
             field_name = {"Delete": "targets", "Import": "names", "ImportFrom": "names"}.get(
                 kind, "items" if kind in ("With", "AsyncWith") else "elts"
             )
             seq_kind = "tuple" if kind == "Tuple" else "comma"
-            made.append(self._seq(node_id, seq_kind, self._simple(f.get(field_name, ()))))
+            elements = self._simple(f.get(field_name, ()))
+            bare = kind == "Tuple" and bool(elements) and elements[0].start == node.start  # ``a, b`` (no brackets)
+            made.append(self._seq(node_id, seq_kind, elements, "()" if bare else ""))
         if kind == "Dict":
             made.append(self._seq(node_id, "comma", self._dict_elements(node_id)))
         if kind == "BoolOp":
@@ -506,6 +486,16 @@ class _Structure:
         if kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef") and "decorator_list" in f:
             made.append(self._seq(node_id, "decorators", self._decorator_elements(node_id)))
         yield from (s for s in made if s is not None)
+
+    def _owns_parentheses(self, node_id: int) -> bool:
+        """``f(x for x in y)``: the generator's span holds the call's parentheses, which stay when it goes."""
+        f = self.tree.fields[node_id]
+        nodes = self.tree.nodes
+        args = f.get("args", ())
+        if self.tree.nodes[node_id].kind != "Call" or len(args) != 1 or f.get("keywords"):
+            return False
+        argument = nodes[args[0]]
+        return argument.kind == "GeneratorExp" and self.text[nodes[f["func"][0]].end : argument.start].strip() == ""
 
     def _dict_elements(self, node_id: int) -> list[Element]:
         dict_ast = self.b.asts[node_id]
@@ -550,7 +540,7 @@ class _Structure:
         kwonly = f.get("kwonlyargs", ())
         kw_defaults = iter(f.get("kw_defaults", ()))
         if vararg:
-            start = _star_before(text, nodes[vararg[0]].start)
+            start = star_before(text, nodes[vararg[0]].start)
             elements.append(Element(vararg[0], start, nodes[vararg[0]].end, vararg))
         for i, arg in enumerate(kwonly):
             has_default = args_ast.kw_defaults[i] is not None
@@ -561,7 +551,7 @@ class _Structure:
                 self.tree.drop_spans[default] = (nodes[arg].end, nodes[default].end)
             start = nodes[arg].start
             if i == 0 and not vararg:
-                start = _star_before(text, start)  # a bare * goes with the first keyword-only one
+                start = star_before(text, start)  # a bare * goes with the first keyword-only one
             elements.append(Element(arg, start, nodes[members[-1]].end, members))
         kwarg = f.get("kwarg", ())
         if kwarg:
@@ -626,6 +616,8 @@ class _Structure:
                     drops[child] = (nodes[child].start, nodes[child].end)
         elif node.kind == "ExceptHandler" and (exc := only("type")) is not None:
             keyword_end = node.start + len("except")
+            if text[keyword_end : nodes[exc].start].strip().startswith("*"):
+                return  # ``except*`` needs its type
             colon = text.index(":", nodes[exc].end)
             drops[exc] = (keyword_end, colon)
 
@@ -635,15 +627,32 @@ _NEEDS_ONE = frozenset(
     {"handlers", "boolop", "generators", "cases", "Import", "ImportFrom", "Delete", "With", "AsyncWith"}
 )
 
-_STATEMENTS = frozenset(
+#: Statement kinds: this interpreter's, and those of newer ones whose trees a
+#: foreign parser may hand us (``--python 3.12``: ``type X = ...``).
+STATEMENTS = frozenset(
     name
     for name in dir(ast)
     if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.stmt)
-)
+) | {"TypeAlias"}
 
 
 def is_statement(kind: str) -> bool:
-    return kind in _STATEMENTS
+    return kind in STATEMENTS
+
+
+_FSTRINGS = frozenset({"JoinedStr", "FormattedValue"})
+
+
+def is_fstring_part(tree: Tree, node_id: int) -> bool:
+    """Whether the node is a field, a format spec or a literal piece of an f-string.
+
+    Those are syntax of the string, not expressions of their own: no text
+    may replace them. The expression inside a field is not a part.
+    """
+    node = tree.nodes[node_id]
+    if node.kind == "FormattedValue":
+        return True
+    return node.parent >= 0 and tree.nodes[node.parent].kind in _FSTRINGS and node.field != "value"
 
 
 def parse_or_none(text: str) -> Tree | None:
@@ -654,46 +663,5 @@ def parse_or_none(text: str) -> Tree | None:
         return None
 
 
-def to_json(tree: Tree) -> str:
-    """The tree as JSON for :class:`astreduce.source.foreign.ForeignParser` (here: the server runs this file alone)."""
-    sequences: dict[int, Sequence] = {}
-    for sequence, _ in tree.element_of.values():
-        sequences[sequence.id] = sequence
-    for sequence in tree.blocks.values():
-        sequences[sequence.id] = sequence
-    return json.dumps(
-        {
-            "nodes": [[n.id, n.kind, n.parent, n.field, n.index, n.start, n.end, n.depth, n.name, n.constant] for n in tree.nodes],
-            "fields": tree.fields,
-            "sequences": [
-                [q.id, q.owner, q.kind, [[e.key, e.start, e.end, list(e.nodes)] for e in q.elements], q.empty, q.min_kept]
-                for q in sequences.values()
-            ],
-            "items": [[it if isinstance(it, int) else {"seq": it.id} for it in items] for items in tree.items],
-            "drop_spans": list(tree.drop_spans.items()),
-            "indents": list(tree.indents.items()),
-            "blocks": [[owner, name, q.id] for (owner, name), q in tree.blocks.items()],
-        }
-    )
-
-
-def _serve() -> None:
-    """``python tree.py --serve``: one JSON request per line in, one JSON answer per line out."""
-    for line in sys.stdin.buffer:
-        request = json.loads(line.decode("utf-8", errors="surrogateescape"))
-        answer: dict[str, object]
-        try:
-            answer = {"tree": to_json(parse(request["text"], request["filename"]))}
-        except SyntaxError as error:
-            answer = {"error": [error.lineno, error.offset, error.msg]}
-        except (ValueError, RecursionError, MemoryError) as error:
-            answer = {"error": [None, None, str(error) or type(error).__name__]}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
-
-
 if sys.version_info < (3, 10):  # pragma: no cover
     raise ImportError("astreduce's tree model needs Python 3.10 or newer")
-
-if __name__ == "__main__":
-    _serve()

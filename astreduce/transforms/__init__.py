@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeAlias, TypeVar, cast
 
 from astreduce.errors import TransformLoadError, UsageError
-from astreduce.source.render import DROP, Edit, Replacement
+from astreduce.source.render import DROP, Edit, Hole, Replacement
 from astreduce.source.scope import Analysis, analyse
-from astreduce.source.tree import Node, Tree
+from astreduce.source.tree import Node, Tree, is_fstring_part
 
 ENTRY_POINT_GROUP = "astreduce.transforms"
 
@@ -76,12 +77,13 @@ class Transform:
         """Every proposal of this transform on ``tree``, in pre-order."""
         kinds = self.node_kinds
         for node in tree.nodes:
-            if kinds and node.kind not in kinds:
-                continue
+            if kinds and node.kind not in kinds or is_fstring_part(tree, node.id):
+                continue  # an f-string's own syntax is never replaced
             for rank, edit in enumerate(self.replacements(node, tree)):
                 if isinstance(edit, str):
                     edit = Replacement.text(edit)
-                yield Opportunity(self.name, node.id, {node.id: edit}, rank)
+                if fits_fstrings(tree, {node.id: edit}):
+                    yield Opportunity(self.name, node.id, {node.id: edit}, rank)
 
     @classmethod
     def summary(cls) -> str:
@@ -108,7 +110,7 @@ class ScopeTransform(Transform, Generic[Subject]):
         a = analyse(tree)
         if a is None:
             return
-        made = (p for subject in self.walk(a) for p in self.proposals(a, subject))
+        made = (p for subject in self.walk(a) for p in self.proposals(a, subject) if fits_fstrings(a.tree, p.edits))
         yield from rank_zero_first(made) if self.ranked else made
 
     def walk(self, a: Analysis) -> Iterable[Subject]:
@@ -152,6 +154,40 @@ def rank_zero_first(proposals: Iterable[Opportunity]) -> Iterator[Opportunity]:
         else:
             later.append(proposal)
     yield from later
+
+
+#: An f-string's opening quote (after its prefix), for the quotes its fields may not hold.
+_FSTRING_OPENING = re.compile(r"(?<![\w'\"])[rRbBuU]?[fF][rRbBuU]?(['\"])")
+
+
+def fits_fstrings(tree: Tree, edits: Mapping[int, Edit]) -> bool:
+    """Whether the literal text of ``edits`` may stand where it goes inside f-string fields.
+
+    Before 3.12 a field may not hold a backslash, a comment, a line break
+    (conservatively: even in a triple-quoted string) or the quote of any
+    f-string around it: ``f"{INDENT}"`` cannot become ``f"{"  "}"``. The same
+    limits are kept under 3.12 (a tree does not say which grammar parsed it):
+    a proposal that would need them is not made at all, rather than costing a
+    test that cannot parse.
+    """
+    nodes = tree.nodes
+    for node_id, edit in edits.items():
+        if not isinstance(edit, Replacement):
+            continue
+        quotes: set[str] = set()
+        current = nodes[node_id].parent
+        while current >= 0:
+            if nodes[current].kind == "JoinedStr":
+                quotes.update(_FSTRING_OPENING.findall(tree.source(current)))
+            current = nodes[current].parent
+        if not quotes:
+            continue
+        inserted = "".join(
+            p if isinstance(p, str) else tree.source(p.node) for p in edit.parts if isinstance(p, (str, Hole))
+        )
+        if any(q in inserted for q in quotes) or any(c in inserted for c in "\\#\n\r"):
+            return False
+    return True
 
 
 def drop(tree: Tree, node_id: int) -> Edit | None:

@@ -12,7 +12,7 @@ from astreduce.source.render import DROP, Edit, Hole, Replacement
 from astreduce.transforms import Opportunity, ScopeTransform, Transform
 from astreduce.source.precedence import wrap
 from astreduce.source.scope import Analysis, shrinks
-from astreduce.source.tree import Node, Tree
+from astreduce.source.tree import Node, Tree, is_fstring_part, is_statement
 
 EXPRESSIONS = frozenset(
     name for name in dir(ast) if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.expr)
@@ -27,13 +27,18 @@ _LIMIT = 6
 def sub_expressions(tree: Tree, node_id: int, depth: int = _DEPTH) -> list[int]:
     """Expression descendants of ``node_id`` up to ``depth`` levels, nearest first.
 
-    Keywords and comprehensions are looked through (``f(x=a)`` offers ``a``);
-    assignment targets are never offered.
+    Nodes that are not expressions (keywords, comprehensions, a lambda's
+    parameters) and the parts of an f-string (its fields and format specs) are
+    looked through: ``f(x=a)`` offers ``a``, ``f"{a:{b}}"`` offers ``a`` and
+    ``b``. Within a level, the targets an expression binds (``[e for t in
+    xs]``, ``(t := v)``) come after the values.
     """
     found: list[int] = []
     level = [node_id]
     for _ in range(depth):
         following = [child for current in level for child in _expression_children(tree, current)]
+        nodes = tree.nodes
+        following.sort(key=lambda i: nodes[i].field in STORE_FIELDS)
         found.extend(following)
         level = following
     return found
@@ -126,10 +131,15 @@ def has_bare_line_break(text: str) -> bool:
     return False
 
 
-def binding(tree: Tree, node_id: int) -> int:
-    """How tightly the expression's text binds where it stands (an enclosed one is an atom)."""
+def binding(tree: Tree, node_id: int, bare: bool = False) -> int:
+    """How tightly the expression's text binds where it stands (an enclosed one is an atom).
+
+    ``bare``: how the text inside its outermost pair of parentheses binds.
+    """
     node = tree.nodes[node_id]
     source = tree.source(node_id)
+    if bare:
+        source = source[1:-1].strip()
     if node.kind in ("Tuple", "GeneratorExp") and is_enclosed(source):
         return _ATOM
     if source[:1] == "(" and is_enclosed(source):
@@ -156,6 +166,22 @@ def _accepted(tree: Tree, node_id: int) -> int:
     if parent.kind not in EXPRESSIONS and parent.kind not in ("keyword", "comprehension"):
         return min(own, _LAMBDA)  # a statement's or a definition's expression
     return min(own, _ACCEPTS.get((parent.kind, node.field), own))
+
+
+def stands_bare(tree: Tree, node_id: int) -> bool:
+    """Whether a parenthesised expression may lose its outermost parentheses where it stands.
+
+    Not when its inside binds more loosely than the place accepts (``(a or
+    b) and c``, ``(y := f()) is not None``), breaks lines outside brackets,
+    or is a number before an attribute (``(1).real``).
+    """
+    node = tree.nodes[node_id]
+    inside = tree.source(node_id)[1:-1].strip()
+    if has_bare_line_break(inside):
+        return False
+    if node.constant in _NUMBERS and node.field == "value" and tree.nodes[node.parent].kind == "Attribute":
+        return False
+    return binding(tree, node_id, bare=True) >= _accepted(tree, node_id)
 
 
 def owns_call_parentheses(tree: Tree, node_id: int) -> bool:
@@ -204,13 +230,14 @@ def hoisted(tree: Tree, node_id: int, child_id: int) -> Replacement | None:
 
 
 def _expression_children(tree: Tree, node_id: int) -> Iterator[int]:
+    nodes = tree.nodes
     for child in tree.children(node_id):
-        kind, field = tree.nodes[child].kind, tree.nodes[child].field
-        if field in STORE_FIELDS:
+        kind = nodes[child].kind
+        if is_statement(kind):
             continue
-        if kind in EXPRESSIONS:
+        if kind in EXPRESSIONS and not is_fstring_part(tree, child):
             yield child
-        elif kind in ("keyword", "comprehension"):
+        else:
             yield from _expression_children(tree, child)
 
 
@@ -229,7 +256,7 @@ class HoistExpression(Transform):
     node_kinds = EXPRESSIONS
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
-        if node.kind == "JoinedStr" or is_store(tree, node.id):
+        if is_store(tree, node.id) or is_fstring_part(tree, node.id):
             return
         proposed = 0
         for child in sub_expressions(tree, node.id):

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from astreduce.source.render import Edit, Replacement, Slice
 from astreduce.transforms import Transform
-from astreduce.transforms.expressions import EXPRESSIONS
+from astreduce.transforms.expressions import EXPRESSIONS, stands_bare
 from astreduce.source.tree import Node, Tree
 
 #: Parentheses that belong to the syntax of these nodes, not to grouping.
@@ -41,7 +41,9 @@ class DropParentheses(Transform):
 
     Applies to: expressions whose source is wrapped in a matching pair of
     parentheses that is not their own syntax (tuples and generator expressions
-    keep theirs); the parenthesised items of a one-line ``with (a, b):``.
+    keep theirs) and that nothing needs: not around what binds more loosely
+    than its place (``(a or b) and c``), nor around lines they hold together;
+    the parenthesised items of a one-line ``with (a, b):``.
     Yields: the expression without that pair (with its inside rendered as
     reduced); ``with a, b:``.
     """
@@ -59,6 +61,8 @@ class DropParentheses(Transform):
             return
         if node.kind in _OWN_PARENTHESES and not encloses(text[1:-1].strip()):
             return  # the only pair is the tuple's or generator's own
+        if not stands_bare(tree, node.id):
+            return  # the parentheses group what binds more loosely than its place, or hold lines together
         yield Replacement((Slice(node.start + 1, node.end - 1),))
 
 

@@ -36,8 +36,8 @@ def _name_tokens(text: str) -> list[tokenize.TokenInfo] | None:
 class RenameIdentifiers(TextTransform):
     """Rename identifiers defined in the file to short names, consistently everywhere.
 
-    Applies to: names of functions, classes, parameters and assigned variables
-    (not imported modules, dunder names, builtins, or names used inside f-strings).
+    Applies to: names of functions, classes, parameters and assigned variables,
+    in f-string fields too (not imported modules, dunder names or builtins).
     Yields: one proposal per identifier, renaming every token with that name
     (attribute and keyword uses included, except attributes and keywords of
     modules and builtins: ``os.path``, ``print(end=...)``) to the next free short name.
@@ -57,7 +57,6 @@ class RenameIdentifiers(TextTransform):
                 node.kind in _DEFINING_KINDS or (node.kind == "Name" and is_store(tree, node.id))
             ):
                 defined.setdefault(node.name)
-        in_fstrings = " ".join(tree.source(n.id) for n in tree.nodes if n.kind == "JoinedStr")
         foreign = _foreign_positions(tree, defined)
         positions: dict[str, list[tuple[int, int]]] = {}
         offsets = _line_offsets(tree.text)
@@ -65,7 +64,12 @@ class RenameIdentifiers(TextTransform):
             start = offsets[token.start[0] - 1] + token.start[1]
             if start not in foreign:
                 positions.setdefault(token.string, []).append((start, start + len(token.string)))
-        used = {t.string for t in tokens}
+        in_fstrings, fields = _fstring_names(tree)
+        taken = {s for spans in positions.values() for s, _ in spans}
+        for name, start in fields:  # before 3.12 the tokenizer does not see into fields
+            if start not in taken and start not in foreign:
+                positions.setdefault(name, []).append((start, start + len(name)))
+        used = {t.string for t in tokens} | {name for name, _ in fields}
         fresh = (n for n in short_names() if n not in used and n not in _RESERVED)
         for old in defined:
             if len(old) <= 1 or old in _RESERVED or (old.startswith("__") and old.endswith("__")):
@@ -76,6 +80,38 @@ class RenameIdentifiers(TextTransform):
             if len(new) >= len(old):
                 continue
             yield TextOpportunity(self.name, tuple((s, e, new) for s, e in positions[old]))
+
+
+def _fstring_names(tree: Tree) -> tuple[str, list[tuple[str, int]]]:
+    """The text of f-strings whose fields are not modelled exactly, and (name, offset) of names in the others.
+
+    A name inside an f-string field is a node with an exact span (3.12's
+    parser, or :mod:`astreduce.source.fstrings` before): it is renamed with
+    the others, while the same word in the string's literal text is left
+    alone. Should the spans be the whole string's (a field that could not be
+    matched), names that occur in its text are not renamed at all.
+    """
+    nodes = tree.nodes
+    inexact: list[str] = []
+    names: list[tuple[str, int]] = []
+    for node in nodes:
+        if node.kind != "JoinedStr" or any(nodes[a].kind == "JoinedStr" for a in tree.ancestors(node.id)):
+            continue
+        inside = list(tree.descendants(node.id))
+        if any(nodes[i].kind == "FormattedValue" and not _is_field(tree.source(i)) for i in inside):
+            inexact.append(tree.source(node.id))
+            continue
+        for i in inside:
+            inner = nodes[i]
+            if inner.name and inner.kind in ("Name", "Attribute", "keyword", "arg"):
+                source = tree.source(i)
+                at = source.rfind(inner.name) if inner.kind == "Attribute" else source.find(inner.name)
+                names.append((inner.name, inner.start + at))
+    return " ".join(inexact), names
+
+
+def _is_field(source: str) -> bool:
+    return source.startswith("{") and source.endswith("}")
 
 
 def _foreign_positions(tree: Tree, defined: dict[str, None]) -> set[int]:

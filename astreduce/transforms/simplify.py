@@ -51,8 +51,8 @@ class ExpressionToConstant(Transform):
     (names included: that unties a use from its definition).
     Yields: two constants chosen by context: ``()`` and ``''`` where the value
     is iterated or searched, ``''`` and ``0`` next to strings, else ``0`` and ``None``.
-    Notes: never an assignment target (nor an element of one), a decorator or
-    the class of a class pattern; ``None`` instead of ``0`` before an attribute
+    Notes: never an assignment target (nor an element of one), a decorator,
+    the class of a class pattern or a part of a dotted name in a pattern; ``None`` instead of ``0`` before an attribute
     (``0.x`` reads as a float); ``(0)`` for a generator expression that is a
     call's only argument, whose parentheses are the call's.
     """
@@ -69,12 +69,22 @@ class ExpressionToConstant(Transform):
             return
         if parent.kind == "MatchClass" and node.field == "cls":
             return  # a class pattern needs a name: ``case 0(x):`` does not parse
+        if parent.kind in EXPRESSIONS and _in_pattern(tree, node):
+            return  # a value pattern is a dotted name: ``case None.x:`` does not parse
         constants: tuple[str, ...] = constants_for(tree, node)
         if _is_attribute_value(tree, node):
             constants = tuple(dict.fromkeys("None" if c == "0" else c for c in constants))  # ``0.x`` is a float
         for constant in constants:
             # a generator expression may be a call's only argument and own the call's parentheses
             yield f"({constant})" if owns_call_parentheses(tree, node.id) else constant
+
+
+def _in_pattern(tree: Tree, node: Node) -> bool:
+    """Whether the expression is part of a ``match`` pattern (the nearest node that is no expression is one)."""
+    current = node
+    while current.parent >= 0 and current.kind in EXPRESSIONS:
+        current = tree.nodes[current.parent]
+    return current.kind.startswith("Match") and current.kind != "Match"
 
 
 class SimplifyNumber(Transform):

@@ -4,7 +4,5 @@ while (x > 0) and (
 ):
     x -= 1
 # output
-while (x > 0) and (
-    False  # upper bound
-):
+while (x > 0) and False:
     x -= 1

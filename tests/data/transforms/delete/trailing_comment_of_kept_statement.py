@@ -1,4 +1,4 @@
-# flags: --require "keep"
+# flags: --require "keep ="
 x = 1  # trailing comment of x
 keep = 2  # keep me
 y = 3

@@ -1,4 +1,4 @@
-# flags: --require "item.name"
-key = lambda item: item.name
+# flags: --require "needle"
+x = lambda v: needle
 # output
-key = item.name
+x = needle

@@ -3,6 +3,6 @@ value = 1
 other = 2
 print(f"{value}", other)
 # output
-value = 1
-a = 2
-print(f"{value}", a)
+a = 1
+b = 2
+print(f"{a}", b)

@@ -1,0 +1,4 @@
+# flags: --require "= items"
+first, = items
+# output
+() = items

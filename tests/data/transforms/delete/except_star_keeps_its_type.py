@@ -1,0 +1,10 @@
+# flags: --require "except*"
+try:
+    pass
+except* ValueError:
+    pass
+# output
+try:
+    pass
+except* ValueError:
+    pass

@@ -1,0 +1,6 @@
+# flags: --require "+"
+x = (a +
+     b)
+# output
+x = (a +
+     b)

@@ -1,0 +1,4 @@
+# flags: --require "and c"
+x = (a or b) and c
+# output
+x = (a or b) and c

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = needle.attribute
+# output
+x = needle

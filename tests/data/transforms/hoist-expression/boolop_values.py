@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = a and needle
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = [v for v in needle]
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = [v for needle in items]
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = f"{a:>{needle}}"
+# output
+x = needle

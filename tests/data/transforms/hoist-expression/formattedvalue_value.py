@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = f"value: {needle!r}"
+# output
+x = needle

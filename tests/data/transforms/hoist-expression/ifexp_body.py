@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = needle if a else b
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = a if b else needle
+# output
+x = needle

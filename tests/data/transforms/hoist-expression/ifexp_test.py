@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = a if needle else b
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = lambda v=needle: v
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = [needle for v in items]
+# output
+x = needle

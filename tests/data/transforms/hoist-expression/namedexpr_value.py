@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = (y := needle)
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = items[::needle]
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = needle[0]
+# output
+x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x = 1, needle
+# output
+x = needle

@@ -1,0 +1,6 @@
+# flags: --require "needle"
+def f():
+    x = yield from needle
+# output
+def f():
+    x = needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+needle: int = 0
+# output
+needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+x: int = needle
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+def f(a, b: needle):
+    pass
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+def f(*, key=needle):
+    pass
+# output
+needle

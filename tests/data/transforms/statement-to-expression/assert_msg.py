@@ -1,0 +1,4 @@
+# flags: --require "needle"
+assert x, needle
+# output
+needle

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+assert needle, 'message'
+# output
+needle

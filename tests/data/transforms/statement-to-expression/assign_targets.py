@@ -1,0 +1,4 @@
+# flags: --require "needle"
+first = needle = 0
+# output
+needle

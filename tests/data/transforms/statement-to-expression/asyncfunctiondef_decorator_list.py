@@ -1,0 +1,6 @@
+# flags: --require "needle"
+@needle
+async def f():
+    pass
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+async def f() -> needle:
+    pass
+# output
+needle

@@ -1,0 +1,7 @@
+# flags: --require "needle"
+async def f():
+    async with needle as resource:
+        pass
+# output
+async def f():
+    needle

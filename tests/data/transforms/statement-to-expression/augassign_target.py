@@ -1,0 +1,4 @@
+# flags: --require "needle"
+needle ^= x
+# output
+needle

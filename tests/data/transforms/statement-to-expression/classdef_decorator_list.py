@@ -1,0 +1,6 @@
+# flags: --require "needle"
+@needle
+class C:
+    pass
+# output
+needle

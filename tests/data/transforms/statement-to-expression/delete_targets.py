@@ -1,0 +1,4 @@
+# flags: --require "needle"
+del first, needle
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+for item in needle:
+    pass
+# output
+needle

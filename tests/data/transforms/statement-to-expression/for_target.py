@@ -1,0 +1,5 @@
+# flags: --require "needle"
+for needle in items:
+    pass
+# output
+needle

@@ -1,0 +1,7 @@
+# flags: --require "needle"
+@property
+@needle
+def f():
+    pass
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+def f() -> needle:
+    pass
+# output
+needle

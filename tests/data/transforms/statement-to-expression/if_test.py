@@ -1,0 +1,7 @@
+# flags: --require "needle"
+if needle:
+    pass
+else:
+    pass
+# output
+needle

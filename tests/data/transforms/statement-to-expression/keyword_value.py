@@ -1,0 +1,5 @@
+# flags: --require "needle"
+class C(Base, metaclass=needle):
+    pass
+# output
+needle

@@ -1,0 +1,6 @@
+# flags: --require "needle"
+match needle:
+    case 1:
+        pass
+# output
+needle

@@ -1,0 +1,6 @@
+# flags: --require "needle"
+match x:
+    case {needle.key: 1}:
+        pass
+# output
+needle.key

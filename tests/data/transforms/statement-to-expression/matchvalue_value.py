@@ -1,0 +1,6 @@
+# flags: --require "needle"
+match x:
+    case needle.value:
+        pass
+# output
+needle.value

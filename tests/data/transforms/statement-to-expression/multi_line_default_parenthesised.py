@@ -1,0 +1,7 @@
+# flags: --require "needle"
+def f(a=needle +
+      2):
+    pass
+# output
+(needle +
+      2)

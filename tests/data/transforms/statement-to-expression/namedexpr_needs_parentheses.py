@@ -1,0 +1,5 @@
+# flags: --require "needle"
+if (needle := f()):
+    pass
+# output
+(needle := f())

@@ -1,0 +1,4 @@
+# flags: --require "needle"
+raise Error from needle
+# output
+needle

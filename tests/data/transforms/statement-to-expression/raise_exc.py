@@ -1,0 +1,4 @@
+# flags: --require "needle"
+raise needle from error
+# output
+needle

@@ -1,0 +1,6 @@
+# flags: --require "needle"
+def f():
+    return needle
+# output
+def f():
+    needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+class C(*needle):
+    pass
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+while needle:
+    pass
+# output
+needle

@@ -1,0 +1,5 @@
+# flags: --require "needle"
+with needle as resource:
+    pass
+# output
+needle

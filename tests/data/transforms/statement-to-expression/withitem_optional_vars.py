@@ -1,0 +1,5 @@
+# flags: --require "needle"
+with open(path) as needle:
+    pass
+# output
+needle
