@@ -16,7 +16,8 @@ the text; these are astreduce's, aimed at Python's syntax boundaries:
 * ``text: backslashes`` — a backslash continuation, lines joined;
 * ``text: string prefixes`` — ``u``, ``r``, ``b``, ``f`` before a quote;
 * ``text: lines`` — a line break inside brackets joined, a blank line
-  dropped, and ``a; b`` split into two lines (one token fewer);
+  and trailing blanks dropped, and ``a; b`` split into two lines (one
+  token fewer; a split that only adds bytes is never smaller, so never kept);
 * ``text: token runs`` — every run of two or more tokens at every offset
   (single tokens are the ``tokens`` pass's), on small results only:
   see :data:`TOKEN_RUN_LIMIT`.
@@ -73,6 +74,7 @@ _NOT_COUNTED = frozenset(
 _STRING_STARTS = frozenset({tokenize.STRING, getattr(tokenize, "FSTRING_START", -1)})
 _STRING_PARTS = _STRING_STARTS | {getattr(tokenize, "FSTRING_MIDDLE", -2), getattr(tokenize, "FSTRING_END", -3)}
 _CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
+_TRAILING_BLANKS = re.compile(r"(?<=\S)[ \t]+(?=\r?\n|\Z)")
 _PREFIX = re.compile(r"[A-Za-z]+(?=['\"])")
 
 
@@ -84,6 +86,8 @@ class Token:
     string: str
     start: int
     end: int
+    depth: int = 0
+    """Brackets open around the token: inside them, line breaks do not end a statement."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +115,16 @@ def layout_of(text: str) -> Layout | None:
     tokens: list[Token] = []
     breaks: list[Token] = []
     protected: list[tuple[int, int]] = []
+    depth = 0
     try:
         for info in tokenize.generate_tokens(io.StringIO(text).readline):
             start = offsets[info.start[0] - 1] + info.start[1]
             end = offsets[info.end[0] - 1] + info.end[1] if info.end[0] <= len(offsets) - 1 else len(text)
-            token = Token(info.type, info.string, start, end)
+            if info.type == tokenize.OP and info.string in ")]}":
+                depth = max(0, depth - 1)
+            token = Token(info.type, info.string, start, end, depth)
+            if info.type == tokenize.OP and info.string in _OPENERS:
+                depth += 1
             if info.type == tokenize.NL:
                 breaks.append(token)
             if info.type in _STRING_PARTS or info.type == tokenize.COMMENT:
@@ -151,12 +160,19 @@ def node_text_with_separator(layout: Layout, tree: Tree | None) -> list[Group]:
     groups: list[Group] = []
     for start, end in _node_spans(tree):
         after = bisect.bisect_left(starts, end)
-        if after < len(tokens) and tokens[after].string in SEPARATORS and text[end : tokens[after].start].strip() == "":
+        if after < len(tokens) and _separates(text, tokens[after], end, tokens[after].start):
             groups.append(((start, _blank_after(text, tokens[after].end), ""),))
         before = bisect.bisect_left(starts, start) - 1
-        if before >= 0 and tokens[before].string in SEPARATORS and text[tokens[before].end : start].strip() == "":
+        if before >= 0 and _separates(text, tokens[before], tokens[before].end, start):
             groups.append(((_blank_before(text, tokens[before].start), end, ""),))
     return _unique(groups)
+
+
+def _separates(text: str, token: Token, gap_start: int, gap_end: int) -> bool:
+    """Whether ``token`` is a separator next to a node, with only blanks between them
+    (a line break only inside brackets: never across two statements)."""
+    gap = text[gap_start:gap_end]
+    return token.string in SEPARATORS and not gap.strip() and ("\n" not in gap or token.depth > 0)
 
 
 def node_text(layout: Layout, tree: Tree | None) -> list[Group]:
@@ -262,7 +278,7 @@ def string_prefixes(layout: Layout, tree: Tree | None) -> list[Group]:
 
 
 def lines(layout: Layout, tree: Tree | None) -> list[Group]:
-    """Line breaks inside brackets joined, blank lines dropped, ``a; b`` split into two lines."""
+    """Line breaks inside brackets joined, blank lines and trailing blanks dropped, ``a; b`` split in two lines."""
     text = layout.text
     groups: list[Group] = []
     for newline in layout.breaks:
@@ -275,6 +291,9 @@ def lines(layout: Layout, tree: Tree | None) -> list[Group]:
         following = _blank_after(text, newline.end)
         joined = "" if text[newline.start - 1 : newline.start] in "([{ " or text[following : following + 1] in ")]}" else " "
         groups.append(((_blank_before(text, newline.start), following, joined),))
+    for match in _TRAILING_BLANKS.finditer(text):
+        if not _inside(layout.protected, match.start()):
+            groups.append(((match.start(), match.end(), ""),))
     for token in layout.tokens:
         if token.string == ";":
             line_start = text.rfind("\n", 0, token.start) + 1
