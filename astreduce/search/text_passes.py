@@ -42,6 +42,7 @@ import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from astreduce.measure import NOT_COUNTED
 from astreduce.source.tree import Tree
 
 #: Largest result (in tokens) on which the token-run pass runs. Its keep-list is
@@ -67,10 +68,6 @@ SEPARATORS = frozenset(
      "<", ">", "<=", ">=", "==", "!=", "and", "or", "in", "is", "=", ":=", "if", "else"}
 )
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
-_NOT_COUNTED = frozenset(
-    {tokenize.ENCODING, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-     tokenize.COMMENT, tokenize.ENDMARKER}
-)
 _STRING_STARTS = frozenset({tokenize.STRING, getattr(tokenize, "FSTRING_START", -1)})
 _STRING_PARTS = _STRING_STARTS | {getattr(tokenize, "FSTRING_MIDDLE", -2), getattr(tokenize, "FSTRING_END", -3)}
 _CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
@@ -129,7 +126,7 @@ def layout_of(text: str) -> Layout | None:
                 breaks.append(token)
             if info.type in _STRING_PARTS or info.type == tokenize.COMMENT:
                 protected.append((start, end))
-            if info.type not in _NOT_COUNTED and end > start:
+            if info.type not in NOT_COUNTED and end > start:
                 tokens.append(token)
     except (tokenize.TokenError, SyntaxError, ValueError, IndexError):
         return None
