@@ -155,6 +155,9 @@ class BlackLike:
             return Verdict(Outcome.FAIL, Run("exception", "InternalError", "not equivalent"))
         return Verdict(Outcome.PASS, Run("ok"))
 
+    def calibrate(self, text: str) -> Verdict:
+        return self.judge(text)
+
     def start(self, text: str) -> Finished:
         return Finished(self.judge(text))
 
