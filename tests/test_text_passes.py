@@ -29,7 +29,7 @@ from astreduce.search import strategies
 from astreduce.search.session import Session
 from astreduce.search.strategies import Plan, run_text_passes, splice_text
 from astreduce.search.text_passes import PASSES, TOKEN_RUN_LIMIT, layout_of, token_runs
-from astreduce.source.tree import parse_or_none
+from astreduce.source.tree import Tree, parse_or_none
 from astreduce.transforms import load_transforms
 
 BY_NAME = {p.name: p for p in PASSES}
@@ -260,3 +260,22 @@ def test_black_208b1_del_comma_stops_short_without_text_passes(tmp_path: Path, m
     monkeypatch.setattr(strategies, "PASSES", ())
     text, _ = _reduce_del_comma(tmp_path)
     assert text.strip() != "del (),"  # the comma went with `line`, or `line` stayed
+
+
+def test_under_another_interpreters_parser_it_checks_and_token_runs_are_skipped() -> None:
+    oracle = BlackLike()
+    parsed: list[str] = []
+
+    def parse_there(text: str) -> Tree | None:  # stands for --python with newer syntax
+        parsed.append(text)
+        return parse_or_none(text)
+
+    text = "del (a, b), c,\n"
+    session = _session(text, oracle.judge)
+    plan = Plan(load_transforms(), parse=parse_there, foreign_parser=True)
+    assert run_text_passes(session, plan)
+    assert session.best.strip() == "del (),"
+    assert all(_parses(t) for t in oracle.judged)
+    assert any(not _parses(t) for t in parsed)  # the broken ones were checked there, not tested
+    assert not any(p.name == "text: token runs" for p in session.passes)
+    assert session.compiles is None  # the check is the text passes' own

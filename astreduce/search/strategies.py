@@ -62,7 +62,7 @@ from astreduce.search.greedy import (
     apply_greedily_without_parking,
 )
 from astreduce.search.session import Session
-from astreduce.search.text_passes import PASSES, UNPARSABLE_LIMIT, layout_of
+from astreduce.search.text_passes import PASSES, TEXT_PASS_LIMIT, UNPARSABLE_LIMIT, layout_of
 from astreduce.source.render import Edit, NodeReducer
 from astreduce.source.tree import Tree, is_statement, parse_or_none
 from astreduce.transforms import Opportunity, TextTransform, Transform
@@ -397,7 +397,8 @@ def run_auto(session: Session, plan: Plan) -> None:
 
 
 def run_text_passes(session: Session, plan: Plan) -> bool:
-    """One round of the text passes on the current best; True if the best shrank.
+    """One round of the text passes on the current best (up to :data:`TEXT_PASS_LIMIT`
+    tokens); True if the best shrank.
 
     Which candidates are tested when they do not parse:
 
@@ -410,21 +411,28 @@ def run_text_passes(session: Session, plan: Plan) -> bool:
       pass makes few of them; never those of the token runs, which are
       nearly all broken (they would be most of the tests);
     * under another interpreter's parser (``--python`` newer than this one)
-      every candidate goes to the oracle, as in the ``tokens`` pass, since
-      checking costs a round trip; the token runs are skipped.
+      that interpreter checks (a round trip each), and the token runs,
+      whose thousands of checks would cost seconds, are skipped.
     """
     before = session.best_size.key
-    for text_pass_ in PASSES:
-        if text_pass_.quadratic and plan.foreign_parser:
-            continue
-        layout = layout_of(session.best)
-        if layout is None:
-            return session.best_size.key < before
-        groups = text_pass_.propose(layout, _current_tree(session, plan))
-        tolerant = plan.unparsable_text and not text_pass_.quadratic and session.best_size.tokens <= UNPARSABLE_LIMIT
-        checking = nullcontext() if tolerant or plan.foreign_parser else session.parsing_candidates_only()
-        with checking:
-            text_pass(session, text_pass_.name, layout.text, groups, apply_greedily)
+    if session.best_size.tokens > TEXT_PASS_LIMIT:
+        return False
+    saved = session.compiles
+    if plan.foreign_parser:
+        session.compiles = lambda text: plan.parse(text) is not None
+    try:
+        for text_pass_ in PASSES:
+            if text_pass_.quadratic and plan.foreign_parser:
+                continue
+            layout = layout_of(session.best)
+            if layout is None:
+                break
+            groups = text_pass_.propose(layout, _current_tree(session, plan))
+            tolerant = plan.unparsable_text and not text_pass_.quadratic and session.best_size.tokens <= UNPARSABLE_LIMIT
+            with nullcontext() if tolerant else session.parsing_candidates_only():
+                text_pass(session, text_pass_.name, layout.text, groups, apply_greedily)
+    finally:
+        session.compiles = saved
     return session.best_size.key < before
 
 

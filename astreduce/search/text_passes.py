@@ -45,6 +45,13 @@ from dataclasses import dataclass
 from astreduce.measure import NOT_COUNTED
 from astreduce.source.tree import Tree
 
+#: Largest result (in tokens) on which the text passes run at all: the same bound
+#: as the ``tokens`` pass. A linear pass proposes about three edits per node, and
+#: under the exec oracle each broken one costs a compile of the whole text (some
+#: milliseconds at this size); a result this large after the tree passes stall
+#: is rare, and its text edits are better found once it has shrunk.
+TEXT_PASS_LIMIT = 3000
+
 #: Largest result (in tokens) on which the token-run pass runs. Its keep-list is
 #: quadratic (n(n-1)/2 runs: 3,160 at 80 tokens); nearly every run breaks the
 #: syntax and costs a parse, not a test, and a run whose text a tree pass
