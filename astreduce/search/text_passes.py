@@ -45,20 +45,22 @@ from dataclasses import dataclass
 from astreduce.measure import NOT_COUNTED
 from astreduce.source.tree import Tree
 
-#: Largest result (in tokens) on which the text passes run at all: the same bound
-#: as the ``tokens`` pass. A linear pass proposes about three edits per node, and
-#: under the exec oracle each broken one costs a compile of the whole text (some
-#: milliseconds at this size); a result this large after the tree passes stall
-#: is rare, and its text edits are better found once it has shrunk.
-TEXT_PASS_LIMIT = 3000
+#: Largest result (in tokens) on which the text passes run at all. A linear pass
+#: proposes about three edits per node; the candidates that parse and differ from
+#: what the tree passes tried are tests, and a text edit that pays starts another
+#: round of every tree pass. On corpora/calc_tokenizer (stalled at 423 tokens) they
+#: took 4 tokens off for 717 more tests (+21%); crash repros and the essences
+#: they pay for are far smaller.
+TEXT_PASS_LIMIT = 300
 
 #: Largest result (in tokens) on which the token-run pass runs. Its keep-list is
-#: quadratic (n(n-1)/2 runs: 3,160 at 80 tokens); nearly every run breaks the
-#: syntax and costs a parse, not a test, and a run whose text a tree pass
-#: already produced is a cache hit. Above this the tree passes and the linear
-#: text passes have found what runs would, and the parses alone start to cost
-#: seconds per round.
-TOKEN_RUN_LIMIT = 80
+#: quadratic (n(n-1)/2 runs: 1,225 at 50 tokens); most runs break the syntax and
+#: cost a parse, not a test, and a run whose text a tree pass already tried is a
+#: cache hit, but the runs that parse are tests too. Measured under the exec
+#: oracle: on corpora/stdlib_fractions at 42 tokens, 112 tests took it to 27
+#: tokens (and the next rounds to 7); on corpora/class_override at 80 tokens,
+#: 425 tests found nothing.
+TOKEN_RUN_LIMIT = 50
 
 #: Largest result (in tokens) on which the linear passes' candidates that do not
 #: parse are tested at all, under an oracle that runs a command (see
