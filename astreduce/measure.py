@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from astreduce.source.fstrings import token_count
 
-_IGNORED = frozenset(
+#: Token kinds that DESIGN.md's count leaves out (the text passes skip them too).
+NOT_COUNTED = frozenset(
     {
         tokenize.ENCODING,
         tokenize.NL,
@@ -57,7 +58,7 @@ class Size:
 def python_tokens(text: str) -> list[tokenize.TokenInfo] | None:
     """The significant tokens of ``text``, or ``None`` when it does not tokenize."""
     try:
-        return [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type not in _IGNORED]
+        return [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type not in NOT_COUNTED]
     except (tokenize.TokenError, SyntaxError, ValueError):
         return None
 

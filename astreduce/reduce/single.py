@@ -182,6 +182,7 @@ def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:
         UsageError: an unknown transform, an unknown interpreter.
     """
     plan = Plan(load_transforms(config.transforms), extras=config.transforms is None)
+    plan.unparsable_text = config.options.kind != "exec"  # a tool may crash on text Python rejects
     python_path = syntax_interpreter(config.options.python)
     parser = ForeignParser(python_path) if python_path is not None else None
     if parser is not None:

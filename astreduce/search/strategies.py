@@ -36,7 +36,10 @@ Strategies:
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
   expression hoisting, simplification, token deletion over small results,
-  renaming. The result is 1-minimal with respect to every transform.
+  renaming. The result is 1-minimal with respect to every transform. When
+  a round of these stalls, the text passes (:mod:`astreduce.search.text_passes`)
+  edit what the tree does not show (a trailing comma, a backslash, a run of
+  tokens); if they take tokens off, the rounds go on: a fixpoint of both.
 * ``lines``, ``chars``, ``tokens`` — plain ddmin over those units, with the
   literature's semantics, for comparisons; they work on any text.
 """
@@ -47,6 +50,7 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import compress
 
@@ -60,6 +64,7 @@ from astreduce.search.greedy import (
     apply_greedily_without_parking,
 )
 from astreduce.search.session import Session
+from astreduce.search.text_passes import PASSES, TEXT_PASS_LIMIT, UNPARSABLE_LIMIT, layout_of
 from astreduce.source.render import Edit, NodeReducer
 from astreduce.source.tree import Tree, is_statement, parse_or_none
 from astreduce.transforms import Opportunity, TextTransform, Transform
@@ -210,6 +215,9 @@ class Plan:
     parse: Callable[[str], Tree | None] = parse_or_none
     """How to parse a candidate: this interpreter's ``ast``, or another's (``--python``)."""
     foreign_parser: bool = False
+    unparsable_text: bool = False
+    """The oracle runs a command or a test script: the linear text passes may test candidates
+    that do not parse (a tool's crash may need such text); see :func:`run_text_passes`."""
     last_parsed: tuple[str, Tree | None] | None = None
     """The last text parsed and its tree (trees are never changed by passes)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
@@ -377,7 +385,7 @@ def run_auto(session: Session, plan: Plan) -> None:
             else:
                 with session.parsing_candidates_only():
                     unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
-        if session.best_size.key >= before:
+        if session.best_size.key >= before and not (plan.extras and run_text_passes(session, plan)):
             break
     # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
     for transform in plan.transforms:
@@ -388,6 +396,50 @@ def run_auto(session: Session, plan: Plan) -> None:
                 text_pass(session, transform.name, tree.text, groups, apply_greedily)
     if plan.extras:
         strip_comments(session)
+
+
+def run_text_passes(session: Session, plan: Plan) -> bool:
+    """One round of the text passes on the current best (up to :data:`TEXT_PASS_LIMIT`
+    tokens); True if it has fewer tokens, so that the tree passes may find more.
+
+    A change of bytes alone (a line joined, a blank dropped) leaves the tree as
+    it was: another round of tree passes would test the same edits again (on
+    stdlib_textwrap, 224 tests for nothing), so it does not count.
+
+    Which candidates are tested when they do not parse:
+
+    * under the exec oracle, none: they are UNRESOLVED anyway, and the
+      oracle's own compile (``parsing_candidates_only``) answers them
+      without a test;
+    * under a command or test-script oracle (``plan.unparsable_text``), those
+      of the linear passes, on results of at most :data:`UNPARSABLE_LIMIT`
+      tokens: a tool may well crash on text Python rejects, and a linear
+      pass makes few of them; never those of the token runs, which are
+      nearly all broken (they would be most of the tests);
+    * under another interpreter's parser (``--python`` newer than this one)
+      that interpreter checks (a round trip each), and the token runs,
+      whose thousands of checks would cost seconds, are skipped.
+    """
+    before = session.best_size.tokens
+    if before > TEXT_PASS_LIMIT:
+        return False
+    saved = session.compiles
+    if plan.foreign_parser:
+        session.compiles = lambda text: plan.parse(text) is not None
+    try:
+        for text_pass_ in PASSES:
+            if text_pass_.quadratic and plan.foreign_parser:
+                continue
+            layout = layout_of(session.best)
+            if layout is None:
+                break
+            groups = text_pass_.propose(layout, _current_tree(session, plan))
+            tolerant = plan.unparsable_text and not text_pass_.quadratic and session.best_size.tokens <= UNPARSABLE_LIMIT
+            with nullcontext() if tolerant else session.parsing_candidates_only():
+                text_pass(session, text_pass_.name, layout.text, groups, apply_greedily)
+    finally:
+        session.compiles = saved
+    return session.best_size.tokens < before
 
 
 def strip_comments(session: Session) -> None:
