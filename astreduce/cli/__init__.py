@@ -1,4 +1,4 @@
-"""The command line: ``astreduce reduce``, ``compare``, ``isolate``, ``transforms``.
+"""The command line: ``astreduce reduce``, ``batch``, ``compare``, ``isolate``, ``transforms``.
 
 Click lives here and nowhere else in the package. Each command has its own
 module; what they share (the error wrapper, the signal handler, the progress
@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from astreduce.cli.batch import batch_command
 from astreduce.cli.common import errors, fail
 from astreduce.cli.compare import compare_command
 from astreduce.cli.isolate import isolate_command
@@ -78,6 +79,7 @@ def list_transforms() -> None:
 
 
 main.add_command(reduce_command)
+main.add_command(batch_command)
 main.add_command(compare_command)
 main.add_command(isolate_command)
 

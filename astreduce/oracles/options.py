@@ -221,10 +221,32 @@ def build_oracle(
         UsageError: options that do not go together, an unknown interpreter.
         NotReproducibleError: the original does not reproduce, or not reliably.
     """
+    oracle, first = calibrated_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+    _check_flakiness(oracle, text, first, options.retries, jobs)
+    if options.retries > 1:
+        return RetryingOracle(oracle, options.retries)
+    return oracle
+
+
+def calibrated_oracle(
+    options: OracleOptions,
+    text: str,
+    *,
+    filename: str,
+    search_path: str = "",
+    encode: Callable[[str], bytes] | None = None,
+) -> tuple[Oracle[str], Verdict]:
+    """The oracle ``options`` describe, calibrated on one run of ``text``, and that run's verdict.
+
+    :func:`build_oracle` adds the flakiness check; ``astreduce batch`` runs
+    each input just this once.
+
+    Raises:
+        UsageError: options that do not go together, an unknown interpreter.
+        NotReproducibleError: the original does not reproduce.
+    """
     options.check()
     python = resolve_python(options.python)
-    oracle: Oracle[str]
-    first: Verdict
     if options.kind == "exec":
         require_worker_python(python, options.python)
         target = Target.parse(options.expect, options.match) if options.expect else None
@@ -234,16 +256,18 @@ def build_oracle(
         else:
             exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
         first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
-        require_target(exec_oracle, first, "a command oracle (--run, --test)")
-        oracle = exec_oracle
-    else:
-        command_oracle = options.command_oracle(python, filename=filename, encode=encode)
-        first = command_oracle.calibrate(text, timeout=options.timeout)
-        oracle = command_oracle
-    _check_flakiness(oracle, text, first, options.retries, jobs)
-    if options.retries > 1:
-        return RetryingOracle(oracle, options.retries)
-    return oracle
+        try:
+            require_target(exec_oracle, first, "a command oracle (--run, --test)")
+        except NotReproducibleError:
+            exec_oracle.close()
+            raise
+        return exec_oracle, first
+    command_oracle = options.command_oracle(python, filename=filename, encode=encode)
+    try:
+        return command_oracle, command_oracle.calibrate(text, timeout=options.timeout)
+    except (NotReproducibleError, UsageError):
+        command_oracle.close()
+        raise
 
 
 def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
