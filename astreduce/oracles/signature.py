@@ -27,10 +27,10 @@ from astreduce.oracles import Oracle, Pending, Run, Verdict
 from astreduce.outcome import Outcome
 
 #: Placeholders that replace what differs between two inputs failing the same way.
-NUMBER, ADDRESS, TEMP_PATH, INPUT_NAME = "N", "0xADDR", "<tmp>", "<input>"
+NUMBER, ADDRESS, TEMP_PATH, INPUT_NAME = "N", "<address>", "<tmp>", "<input>"
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_NUMBER = re.compile(r"(?<![A-Za-z])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"(?<![A-Za-z\d.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _KILLED = re.compile(r"killed by (SIG\w+|signal \d+)")
 
 
@@ -43,15 +43,15 @@ def _temp_path_pattern() -> re.Pattern[str]:
 _TEMP_PATH = _temp_path_pattern()
 
 
-def neutral(text: str, name: str = "") -> str:
-    """``text`` with temporary paths, the input's ``name`` (and its stem), addresses and numbers made neutral."""
+def neutral(text: str, name: str = "", numbers: bool = True) -> str:
+    """``text`` with temporary paths, the input's ``name`` (and its stem), addresses and (with ``numbers``) numbers made neutral."""
     text = _TEMP_PATH.sub(TEMP_PATH, text)
     if name:
         stem = PurePath(name).stem
         for word in sorted({name, stem} - {""}, key=len, reverse=True):
             text = re.sub(rf"(?<![\w.]){re.escape(word)}(?![\w])", INPUT_NAME, text)
     text = _ADDRESS.sub(ADDRESS, text)
-    return _NUMBER.sub(NUMBER, text)
+    return _NUMBER.sub(NUMBER, text) if numbers else text
 
 
 def signature_of(run: Run, name: str = "") -> str:
