@@ -33,7 +33,7 @@ def digests(folder: Path) -> dict[str, str]:
 
 
 def batch(*args: str | Path, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ASTREDUCE, "batch", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([*ASTREDUCE, "batch", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 # --- signatures ------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_run_oracle_buckets_signals_and_exit_statuses(tmp_path: Path) -> None:
     segv = next(b for b in report["buckets"] if b["signature"] == "signal SIGSEGV")["reduced"][0]
     text = Path(segv["output"]).read_text()
     assert "string_at" in text and "print" not in text
-    crashed = subprocess.run([sys.executable, segv["output"]], capture_output=True, timeout=30)
+    crashed = subprocess.run([sys.executable, segv["output"]], capture_output=True, timeout=30, check=False)
     assert crashed.returncode == -signal.SIGSEGV
 
 
@@ -177,7 +177,7 @@ def test_ctrl_c_keeps_every_finished_bucket(tmp_path: Path) -> None:
         reducing += line.startswith("astreduce: reducing ")
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "interrupted; every finished bucket is in" in stderr and "Traceback" not in stderr
     assert digests(inputs) == before

@@ -34,7 +34,7 @@ WIDE = {**os.environ, "COLUMNS": "500"}
 def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "-rf", *args],
-        cwd=folder, capture_output=True, text=True, timeout=300, env=WIDE,
+        cwd=folder, capture_output=True, text=True, timeout=300, env=WIDE, check=False,
     )
 
 
@@ -108,7 +108,7 @@ def test_the_oracle_judges_by_node_type_and_message(project: Path) -> None:
 def test_a_passing_node_is_exit_1_and_a_bad_node_id_exit_2(project: Path, tmp_path: Path) -> None:
     done = subprocess.run(
         [*ASTREDUCE, "pytest", "tests/test_geometry.py::test_distance", "-o", str(tmp_path / "out")],
-        cwd=project, capture_output=True, text=True, timeout=300,
+        cwd=project, capture_output=True, text=True, timeout=300, check=False,
     )
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip().splitlines() == [
@@ -116,7 +116,7 @@ def test_a_passing_node_is_exit_1_and_a_bad_node_id_exit_2(project: Path, tmp_pa
     ]
     done = subprocess.run(
         [*ASTREDUCE, "pytest", "tests/test_nowhere.py::test_x", "-o", str(tmp_path / "out2")],
-        cwd=project, capture_output=True, text=True, timeout=60,
+        cwd=project, capture_output=True, text=True, timeout=60, check=False,
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "astreduce: tests/test_nowhere.py: cannot read: No such file"
@@ -129,7 +129,7 @@ def test_the_reduced_node_fails_the_same_way_in_a_fraction_of_the_tokens(project
     out = tmp_path / "out"
     done = subprocess.run(
         [*ASTREDUCE, "pytest", NODE, "--reduce", "shapes/geometry.py", "-o", str(out), "--report", str(tmp_path / "r.json"), "-j", "2"],
-        cwd=project, capture_output=True, text=True, timeout=1800,
+        cwd=project, capture_output=True, text=True, timeout=1800, check=False,
     )
     assert done.returncode == 0, done.stderr
     assert {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*.py")} == before
