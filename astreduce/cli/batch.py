@@ -12,7 +12,7 @@ import click
 
 from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, run_batch
 from astreduce.cli.common import errors, fail, say, stop_on_signals
-from astreduce.cli.options import options_from, oracle_options
+from astreduce.cli.options import options_from, oracle_options, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
 from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE
@@ -108,10 +108,9 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         values.pop(name) for name in ("output", "report_path", "reduce_all", "quiet", "debug")
     )
     with errors(debug):
-        transform_names = values.pop("transform_names")
         config = ReduceConfig(
             strategy=values.pop("strategy"),
-            transforms=tuple(n.strip() for n in transform_names.split(",") if n.strip()) if transform_names else None,
+            transforms=transforms_from(values),
             jobs=values.pop("jobs"),
             format=values.pop("format_result"),
             options=options_from(values),

@@ -64,3 +64,9 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
     )
+
+
+def transforms_from(values: dict[str, Any]) -> tuple[str, ...] | None:
+    """Take ``--transforms NAME,...`` out of a command's keyword arguments (``None``: every transform)."""
+    names = values.pop("transform_names")
+    return tuple(n.strip() for n in names.split(",") if n.strip()) if names else None

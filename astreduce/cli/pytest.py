@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
+from astreduce.cli.options import transforms_from
 from astreduce.errors import UsageError
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_files, reduce_pytest_node, write_files
@@ -43,11 +44,10 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
     """
     report_path, quiet, debug = (values.pop(name) for name in ("report_path", "quiet", "debug"))
     with errors(debug):
-        transform_names = values.pop("transform_names")
         config = ReduceConfig(
             options=OracleOptions(python=values.pop("python"), timeout=values.pop("timeout")),
             strategy=values.pop("strategy"),
-            transforms=tuple(n.strip() for n in transform_names.split(",") if n.strip()) if transform_names else None,
+            transforms=transforms_from(values),
             jobs=values.pop("jobs"),
             format=values.pop("format_result"),
         )

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import oracle_options, options_from
+from astreduce.cli.options import oracle_options, options_from, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import (
     check_output_dir,
@@ -65,10 +65,9 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
         values.pop(name) for name in ("output", "in_place", "report_path", "quiet", "debug")
     )
     with errors(debug):
-        transform_names = values.pop("transform_names")
         config = ReduceConfig(
             strategy=values.pop("strategy"),
-            transforms=tuple(n.strip() for n in transform_names.split(",") if n.strip()) if transform_names else None,
+            transforms=transforms_from(values),
             jobs=values.pop("jobs"),
             format=values.pop("format_result"),
             resume=values.pop("resume"),
