@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped
+from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import read_source, write_atomically
 from astreduce.measure import measure
 from astreduce.oracles import Oracle
@@ -186,12 +186,17 @@ def _config_for(config: ReduceConfig, path: Path) -> tuple[ReduceConfig, str]:
 def run_input(path: str, config: ReduceConfig) -> InputRun:
     """Run one input once under the oracle the options describe; its signature, or why it has none.
 
+    An input that cannot be read is listed with the reason, as one that does not fail.
+
     Raises:
         UsageError: options that cannot work (the same for every input).
     """
     options = config.options
     first_options = options if options.timeout is not None else replace(options, timeout=FIRST_RUN_TIMEOUT)
-    local, text = _config_for(config, Path(path))
+    try:
+        local, text = _config_for(config, Path(path))
+    except UsageError as error:  # this input alone cannot be read: list it, go on with the others
+        return InputRun(path, 0, 0, None, str(error))
     size = measure(text)
     try:
         oracle, first = calibrated_oracle(
