@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -495,17 +495,28 @@ def _reduce_rounds(
                 options=config.options, strategy=config.strategy, transforms=config.transforms, jobs=config.jobs,
                 format=config.format, filename=Path(path).name, search_path=str(oracle.root / Path(path).parent),
             )
+            progress = None if on_progress is None else _naming(on_progress, path)
             try:
-                reduced = reduce_with(best[path], local, adapter, on_improve=improve, on_progress=on_progress, stop=stop)
+                reduced = reduce_with(best[path], local, adapter, on_improve=improve, on_progress=progress, stop=stop)
             except ReductionStopped as stopped:
                 best[path] = stopped.result.text
                 return True
             if reduced.text != best[path]:
                 best[path] = reduced.text
                 changed = True
+                if on_improve is not None:  # the verified, formatted text
+                    on_improve(dict(best))
         if not changed:
             return False
     return False
+
+
+def _naming(on_progress: Callable[[ProgressEvent], None], path: str) -> Callable[[ProgressEvent], None]:
+    """``on_progress`` with each pass named after the file it reduces."""
+    def report(event: ProgressEvent) -> None:
+        on_progress(replace(event, pass_name=f"{path}: {event.pass_name}"))
+
+    return report
 
 
 def write_files(outdir: Path, files: Mapping[str, str]) -> None:
