@@ -19,6 +19,10 @@ class UsageError(AstReduceError):
     """A bad option or an unreadable input (exit status 2)."""
 
 
+class InputNotCompilingError(UsageError):
+    """The input does not compile under the chosen interpreter (exit 2); ``astreduce batch`` lists that input and goes on."""
+
+
 class NotReproducibleError(AstReduceError):
     """The original input is not FAIL; the message says what happened instead (exit 1)."""
 

@@ -1,4 +1,4 @@
-"""The command line: ``astreduce reduce``, ``compare``, ``isolate``, ``slice``, ``transforms``.
+"""The command line: ``astreduce reduce``, ``batch``, ``pytest``, ``compare``, ``isolate``, ``slice``, ``transforms``.
 
 Click lives here and nowhere else in the package. Each command has its own
 module; what they share (the error wrapper, the signal handler, the progress
@@ -14,9 +14,11 @@ from typing import Any
 
 import click
 
+from astreduce.cli.batch import batch_command
 from astreduce.cli.common import errors, fail
 from astreduce.cli.compare import compare_command
 from astreduce.cli.isolate import isolate_command
+from astreduce.cli.pytest import pytest_command
 from astreduce.cli.reduce import reduce_command
 from astreduce.cli.slice import slice_command
 from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_USAGE
@@ -79,6 +81,8 @@ def list_transforms() -> None:
 
 
 main.add_command(reduce_command)
+main.add_command(batch_command)
+main.add_command(pytest_command)
 main.add_command(compare_command)
 main.add_command(isolate_command)
 main.add_command(slice_command)

@@ -103,3 +103,9 @@ def cluster_from(address: str | None, jobs: int) -> tuple[Cluster | None, int]:
     context.call_on_close(cluster.close)  # when the command ends, however it ends
     given = context.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE
     return cluster, jobs if given else cluster.threads
+
+
+def transforms_from(values: dict[str, Any]) -> tuple[str, ...] | None:
+    """Take ``--transforms NAME,...`` out of a command's keyword arguments (``None``: every transform)."""
+    names = values.pop("transform_names")
+    return tuple(n.strip() for n in names.split(",") if n.strip()) if names else None

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
+from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import (
     check_output_dir,
@@ -71,10 +71,9 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
         for name in ("output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule", "dask_address")
     )
     with errors(debug):
-        transform_names = values.pop("transform_names")
         config = ReduceConfig(
             strategy=values.pop("strategy"),
-            transforms=tuple(n.strip() for n in transform_names.split(",") if n.strip()) if transform_names else None,
+            transforms=transforms_from(values),
             jobs=values.pop("jobs"),
             format=values.pop("format_result"),
             resume=values.pop("resume"),

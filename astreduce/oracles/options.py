@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from astreduce.errors import NotReproducibleError, UsageError
+from astreduce.errors import InputNotCompilingError, NotReproducibleError, UsageError
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
 from astreduce.oracles import Oracle, Pending, Target, Verdict
 from astreduce.oracles.command import CommandOracle, Criteria
@@ -243,10 +243,32 @@ def build_oracle(
         UsageError: options that do not go together, an unknown interpreter.
         NotReproducibleError: the original does not reproduce, or not reliably.
     """
+    oracle, first = calibrated_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+    _check_flakiness(oracle, text, first, options.retries, jobs)
+    if options.retries > 1:
+        return RetryingOracle(oracle, options.retries)
+    return oracle
+
+
+def calibrated_oracle(
+    options: OracleOptions,
+    text: str,
+    *,
+    filename: str,
+    search_path: str = "",
+    encode: Callable[[str], bytes] | None = None,
+) -> tuple[Oracle[str], Verdict]:
+    """The oracle ``options`` describe, calibrated on one run of ``text``, and that run's verdict.
+
+    :func:`build_oracle` adds the flakiness check; ``astreduce batch`` runs
+    each input just this once.
+
+    Raises:
+        UsageError: options that do not go together, an unknown interpreter.
+        NotReproducibleError: the original does not reproduce.
+    """
     options.check()
     python = resolve_python(options.python)
-    oracle: Oracle[str]
-    first: Verdict
     if options.kind == "exec":
         require_worker_python(python, options.python)
         target = Target.parse(options.expect, options.match) if options.expect else None
@@ -267,15 +289,13 @@ def build_oracle(
         except BaseException:
             exec_oracle.close()
             raise
-        oracle = exec_oracle
-    else:
-        command_oracle = options.command_oracle(python, filename=filename, encode=encode)
-        first = command_oracle.calibrate(text, timeout=options.timeout)
-        oracle = command_oracle
-    _check_flakiness(oracle, text, first, options.retries, jobs)
-    if options.retries > 1:
-        return RetryingOracle(oracle, options.retries)
-    return oracle
+        return exec_oracle, first
+    command_oracle = options.command_oracle(python, filename=filename, encode=encode)
+    try:
+        return command_oracle, command_oracle.calibrate(text, timeout=options.timeout)
+    except BaseException:
+        command_oracle.close()
+        raise
 
 
 def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
@@ -298,7 +318,7 @@ def require_compiles(first: Verdict, declared: Target | None, text: str, *, file
     version = "%d.%d" % version_of(python)
     found = compile_error_under(python, text, filename)
     where, why = found if found else ("", f"{first.run.describe()} (with the --append script)")
-    raise UsageError(
+    raise InputNotCompilingError(
         f"{filename}:{where}{':' if where else ''} does not compile under Python {version}: {why}; reduce it under "
         "the Python it is written for (--python), or say --expect SyntaxError if the parse failure is the point"
     )
