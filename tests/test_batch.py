@@ -228,3 +228,12 @@ def test_a_bucket_that_no_longer_fails_says_why(tmp_path: Path) -> None:
     assert result.text is None and "raises no exception" in result.error
     assert not (tmp_path / "out.py").exists()
     assert os.listdir(tmp_path) == ["gone.py"]
+
+
+def test_an_input_that_does_not_compile_is_listed_and_the_batch_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("x = 1\nreturn x\n")  # parses, but does not compile
+    (tmp_path / "fails.py").write_text("x = 1\nraise KeyError('item_3')\n")
+    broken = run_input(str(tmp_path / "broken.py"), ReduceConfig(options=OracleOptions()))
+    assert broken.signature is None and "broken.py:2:1: does not compile" in broken.reason
+    fails = run_input(str(tmp_path / "fails.py"), ReduceConfig(options=OracleOptions()))
+    assert fails.signature is not None and fails.signature.startswith("KeyError")
