@@ -341,6 +341,9 @@ def run_batch(
     if not report.interrupted:
         work = functools.partial(reduce_bucket, on_progress=on_progress, stop=stop) if local else reduce_bucket
         for result in mapper(work, _announced(jobs, on_bucket, stop)):
+            if not local and result.text is not None:
+                # reduced elsewhere (a cluster's worker, maybe without this file system): saved here too
+                write_atomically(result.output, read_source(result.path).encode(result.text))
             by_signature[result.signature].results.append(result)
             if on_result is not None:
                 on_result(result)

@@ -232,3 +232,32 @@ def test_a_cancelled_test_is_killed_on_its_worker(dask_cluster: str) -> None:
         quick.close()
     finally:
         cluster.close()
+
+
+BATCH = {
+    "a.py": "def lookup(table, key):\n    return table[key]\n\nitems = {'x': 1}\nlookup(items, 'item_7')\n",
+    "b.py": "import os\nnames = ['p', 'q']\n\ndef lookup(table, key):\n    return table[key]\n\nlookup({}, 'item_12')\nprint(names)\n",
+    "c.py": "def check(n):\n    if n > 2:\n        raise RuntimeError('too many: 5')\n\ncheck(5)\n",
+    "healthy.py": "print('fine')\n",
+}
+
+
+def test_batch_spreads_whole_files_over_the_cluster_with_the_local_buckets(tmp_path: Path, dask_cluster: str) -> None:
+    """The same buckets, the same reduced files, the same report as a run here; the inputs never written."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name, text in BATCH.items():
+        (inputs / name).write_text(text)
+    reports = {}
+    for name, where in (("dask", ["--dask", dask_cluster]), ("local", ["-j", "2"])):
+        run = astreduce("batch", "@in", *where, "-o", f"@{name}", "--report", f"@{name}.json", "--no-format", "-q", cwd=tmp_path)
+        assert run.exit_code == 0, run.stderr
+        reports[name] = json.loads((tmp_path / f"{name}.json").read_text())
+    buckets = {name: [(b["signature"], b["files"]) for b in report["buckets"]] for name, report in reports.items()}
+    assert buckets["dask"] == buckets["local"] and len(buckets["local"]) == 2
+    assert [r["file"] for r in reports["dask"]["not_reproducing"]] == [str(inputs / "healthy.py")]
+    produced = {name: sorted(p.name for p in (tmp_path / name).iterdir()) for name in ("dask", "local")}
+    assert produced["dask"] == produced["local"] and len(produced["local"]) == 2
+    for file in produced["local"]:
+        assert (tmp_path / "dask" / file).read_text() == (tmp_path / "local" / file).read_text()
+    assert {p.name: p.read_text() for p in inputs.iterdir()} == BATCH

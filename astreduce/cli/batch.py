@@ -10,9 +10,9 @@ from typing import Any
 
 import click
 
-from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, run_batch
+from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, Mapper, run_batch
 from astreduce.cli.common import errors, fail, say, stop_on_signals
-from astreduce.cli.options import options_from, oracle_options, transforms_from
+from astreduce.cli.options import cluster_from, dask_option, options_from, oracle_options, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
 from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE
@@ -86,6 +86,7 @@ class BatchProgress:
 @click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format each result with black when that still reproduces.")
+@dask_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
@@ -104,8 +105,8 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
     reduced, 2 for bad usage, 130 when interrupted (every finished bucket
     is kept, and the report written).
     """
-    output, report_path, reduce_all, quiet, debug = (
-        values.pop(name) for name in ("output", "report_path", "reduce_all", "quiet", "debug")
+    output, report_path, reduce_all, quiet, debug, dask_address = (
+        values.pop(name) for name in ("output", "report_path", "reduce_all", "quiet", "debug", "dask_address")
     )
     with errors(debug):
         config = ReduceConfig(
@@ -125,7 +126,8 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         if report_path is not None:
             check_report_path(report_path, given)
         output.mkdir(exist_ok=True)
-        report = _run(files, config, output, reduce_all=reduce_all, quiet=quiet)
+        cluster, _ = cluster_from(dask_address, config.jobs)  # whole files go to the workers; each reduction runs -j there
+        report = _run(files, config, output, reduce_all=reduce_all, quiet=quiet, map=cluster.map if cluster else None)
         if report_path is not None:
             report_path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
         _print_summary(report)
@@ -137,7 +139,9 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
             sys.exit(EXIT_NOT_REPRODUCIBLE)
 
 
-def _run(files: list[str], config: ReduceConfig, output: Path, *, reduce_all: bool, quiet: bool) -> BatchReport:
+def _run(
+    files: list[str], config: ReduceConfig, output: Path, *, reduce_all: bool, quiet: bool, map: Mapper | None = None
+) -> BatchReport:
     """The batch under the signal handler and the progress display."""
     progress = BatchProgress(len(files), quiet)
     buckets: list[int] = [0]
@@ -150,7 +154,7 @@ def _run(files: list[str], config: ReduceConfig, output: Path, *, reduce_all: bo
         with stop_on_signals(stop):
             try:
                 return run_batch(
-                    files, config, output, reduce_all=reduce_all, on_input=progress.input_done, on_bucket=started,
+                    files, config, output, reduce_all=reduce_all, map=map, on_input=progress.input_done, on_bucket=started,
                     on_result=progress.result, on_progress=progress.reduction, stop=stop,
                     on_buckets=lambda count: buckets.__setitem__(0, count),
                 )
