@@ -499,3 +499,19 @@ def test_a_debugger_can_be_used_again() -> None:
     with dd:
         string_error("a", "ab")
     assert dd.min_args() == {"s1": "", "s2": ""}
+
+
+def test_a_finalizer_the_collector_runs_in_the_block_is_not_collected() -> None:
+    class Resource:
+        def __del__(self) -> None:
+            pass
+
+    def make_cycle() -> None:
+        first, second = Resource(), Resource()
+        first.other, second.other = second, first  # type: ignore[attr-defined]
+
+    make_cycle()  # garbage that only the collector frees, running __del__ from the block's frame
+    with DeltaDebugger() as dd:
+        gc.collect()
+        remove_html_markup('"x > y"')
+    assert dd.function() is remove_html_markup
