@@ -255,7 +255,9 @@ def kill_once(python: str, scenario: Scenario, delay: float, tally: Tally) -> No
             # a kill between a temporary's creation and its rename leaves it; the next run must clear it
             tally.litter[scenario.name] += 1
             again = start(python, arguments, folder)
-            time.sleep(min(5.0, delay + 2.0))
+            deadline = time.monotonic() + 120  # until its first write of the output (after calibration)
+            while set(litter) & set(leftovers(folder)) and again.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.2)
             again.send_signal(signal.SIGKILL)
             again.wait()
             if again.stderr is not None:
@@ -269,20 +271,21 @@ def kill_once(python: str, scenario: Scenario, delay: float, tally: Tally) -> No
             print(f"  PROBLEM {scenario.name} after {delay:.2f} s: {problem}", flush=True)
 
 
-def kills(python: str, count: int, seed: int, cap: float) -> int:
+def kills(python: str, count: int, seed: int, cap: float, only: list[str]) -> int:
     rng = random.Random(seed)
-    lengths = {s.name: full_length(python, s, cap) for s in SCENARIOS}
+    lengths = {s.name: full_length(python, s, cap) for s in SCENARIOS if not only or s.name in only}
     print("whole runs: " + ", ".join(f"{n} {s:.1f} s" for n, s in lengths.items()), flush=True)
     tally = Tally()
+    scenarios = [s for s in SCENARIOS if not only or s.name in only]
     for index in range(count):
-        scenario = SCENARIOS[index % len(SCENARIOS)]
+        scenario = scenarios[index % len(scenarios)]
         delay = rng.uniform(0.0, lengths[scenario.name])
         kill_once(python, scenario, delay, tally)
         if (index + 1) % 20 == 0:
             print(f"{index + 1} of {count} runs, {len(tally.problems)} problems", flush=True)
     print("\n| command | runs | killed | ended before the kill | outputs checked | temporaries left (cleared by the next run) |")
     print("|---|---:|---:|---:|---:|---:|")
-    for scenario in SCENARIOS:
+    for scenario in (s for s in SCENARIOS if s.name in lengths):
         runs, done = tally.runs[scenario.name], tally.finished[scenario.name]
         print(f"| {scenario.name} | {runs} | {runs - done} | {done} | {tally.outputs[scenario.name]} | {tally.litter[scenario.name]} |")
     killed = sum(tally.runs.values()) - sum(tally.finished.values())
@@ -389,12 +392,13 @@ def main() -> int:
     killing.add_argument("--kills", type=int, default=200)
     killing.add_argument("--seed", type=int, default=1)
     killing.add_argument("--cap", type=float, default=60.0, help="longest window for a kill, in seconds")
+    killing.add_argument("--only", action="append", default=[], help="only this command (e.g. 'reduce tree'); repeatable")
     for each in (killing, sub.add_parser("malformed", help="bad options and inputs to every command")):
         each.add_argument("--python", default=sys.executable, help="the interpreter that has astreduce installed")
     arguments = parser.parse_args()
     python = os.path.abspath(arguments.python) if os.sep in arguments.python else arguments.python
     if arguments.run == "kills":
-        return kills(python, arguments.kills, arguments.seed, arguments.cap)
+        return kills(python, arguments.kills, arguments.seed, arguments.cap, arguments.only)
     return malformed(python)
 
 
