@@ -22,9 +22,9 @@ Invariants every pass keeps:
   before inner ones, whole keep-lists before halves before single elements.
 * **Adaptive batches.** The ``auto`` search
   (:func:`~astreduce.search.greedy.apply_greedily`) tries to apply all of a
-  keep-list at once, then halves the chunk size down to one element; a
-  final sweep of single elements repeats until nothing applies, which makes
-  the result 1-minimal with respect to the pass.
+  keep-list at once, then halves the chunk size down to one element, then
+  sweeps the single elements once; the rounds repeat every pass until none
+  applies anything, which makes the result 1-minimal with respect to each.
 
 Strategies:
 
@@ -58,6 +58,7 @@ from astreduce.search.greedy import (
     apply_by_ddmin,
     apply_greedily,
     apply_greedily_without_parking,
+    sweeping_once,
 )
 from astreduce.search.session import Session
 from astreduce.source.render import Edit, NodeReducer
@@ -270,6 +271,9 @@ def _statement_level(tree: Tree, node_id: int) -> int:
 
 #: Phases whose edits often become possible through a change far away: never parked.
 _CASCADING_PHASES = frozenset({"delete", "definitions"})
+#: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
+_DELETING = sweeping_once(apply_greedily_without_parking)
+_REPLACING = sweeping_once(apply_greedily)
 
 
 @dataclass(frozen=True)
@@ -311,7 +315,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             ):
                 phase, step = phase + 1, 0
                 continue
-            label, search = f"delete statements, level {step}", apply_greedily_without_parking
+            label, search = f"delete statements, level {step}", _DELETING
         elif kind == "elements":
             if step == 0:
                 step = 1
@@ -322,14 +326,14 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
                 o for o in transform.opportunities(tree)
                 if tree.nodes[o.target].depth == step and not is_statement(tree.nodes[o.target].kind)
             ]
-            label, search = f"delete, depth {step}", apply_greedily_without_parking
+            label, search = f"delete, depth {step}", _DELETING
         else:
             proposals = [o for o in transform.opportunities(tree) if o.rank == step]
             if not proposals:
                 phase, step = phase + 1, 0
                 continue
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            search = apply_greedily_without_parking if transform.phase in _CASCADING_PHASES else apply_greedily
+            search = _DELETING if transform.phase in _CASCADING_PHASES else _REPLACING
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:
@@ -373,10 +377,10 @@ def run_auto(session: Session, plan: Plan) -> None:
             cursor = following
         if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
-                unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
+                unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
             else:
                 with session.parsing_candidates_only():
-                    unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
+                    unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
         if session.best_size.key >= before:
             break
     # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
