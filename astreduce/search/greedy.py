@@ -86,9 +86,11 @@ def apply_greedily(
     reduction are *stale*: they are not tested one by one again but once, all
     together, at the end of the search (unless ``park`` is false or
     ``session.retry_stale``). Later rounds of ``auto`` thus test what changed,
-    not the whole program again. Deletions do not park: deleting a use far
-    away is what lets a definition go (on stdlib_argparse parking them cost
-    5% more tokens).
+    not the whole program again. Deleting a use far away is what lets a
+    definition go, so deletions that park must be confirmed: ``auto`` follows
+    a round that changed nothing with one that parks no deletion
+    (:func:`apply_greedily_without_parking`), and stops only when that one
+    changes nothing too (parking them without it cost stdlib_argparse 5% more tokens).
 
     The sweep of single opportunities repeats while one applies, unless
     ``repeat`` is false: then the search ends after one sweep, for a caller

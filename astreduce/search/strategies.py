@@ -36,7 +36,11 @@ Strategies:
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
   expression hoisting, simplification, token deletion over small results,
-  renaming. The result is 1-minimal with respect to every transform.
+  renaming. Each pass sweeps its single opportunities once, parking the
+  stale ones (:func:`~astreduce.search.greedy.apply_greedily`); a round
+  that changes nothing is followed by a confirming one that tests every
+  single deletion again, and the rounds end when that one changes nothing
+  too. The result is 1-minimal with respect to every deletion.
 * ``lines``, ``chars``, ``tokens`` — plain ddmin over those units, with the
   literature's semantics, for comparisons; they work on any text.
 """
@@ -213,6 +217,8 @@ class Plan:
     foreign_parser: bool = False
     last_parsed: tuple[str, Tree | None] | None = None
     """The last text parsed and its tree (trees are never changed by passes)."""
+    confirming: bool = False
+    """``auto``'s current round tests every single deletion again, stale or not (see :func:`run_auto`)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
     """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
 
@@ -269,11 +275,17 @@ def _statement_level(tree: Tree, node_id: int) -> int:
     return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
 
 
-#: Phases whose edits often become possible through a change far away: never parked.
+#: Phases whose edits often become possible through a change far away: parked only until a round confirms.
 _CASCADING_PHASES = frozenset({"delete", "definitions"})
 #: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
-_DELETING = sweeping_once(apply_greedily_without_parking)
 _REPLACING = sweeping_once(apply_greedily)
+_CONFIRMING = sweeping_once(apply_greedily_without_parking)
+
+
+def _deleting(plan: Plan) -> Search:
+    """The search of a deletion pass: it parks stale singles like any other pass, except in a
+    confirming round (see :func:`run_auto`), which tests every one of them again."""
+    return _CONFIRMING if plan.confirming else _REPLACING
 
 
 @dataclass(frozen=True)
@@ -315,7 +327,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             ):
                 phase, step = phase + 1, 0
                 continue
-            label, search = f"delete statements, level {step}", _DELETING
+            label, search = f"delete statements, level {step}", _deleting(plan)
         elif kind == "elements":
             if step == 0:
                 step = 1
@@ -326,14 +338,14 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
                 o for o in transform.opportunities(tree)
                 if tree.nodes[o.target].depth == step and not is_statement(tree.nodes[o.target].kind)
             ]
-            label, search = f"delete, depth {step}", _DELETING
+            label, search = f"delete, depth {step}", _deleting(plan)
         else:
             proposals = [o for o in transform.opportunities(tree) if o.rank == step]
             if not proposals:
                 phase, step = phase + 1, 0
                 continue
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            search = _DELETING if transform.phase in _CASCADING_PHASES else _REPLACING
+            search = _deleting(plan) if transform.phase in _CASCADING_PHASES else _REPLACING
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:
@@ -353,7 +365,9 @@ def run_auto(session: Session, plan: Plan) -> None:
     if "delete" in by_name:
         phases += [("statements", by_name["delete"]), ("elements", by_name["delete"])]
     phases += [("ranked", t) for t in plan.transforms if not isinstance(t, TextTransform) and t.name != "delete"]
+    plan.confirming = False
     for _ in range(plan.rounds):
+        plan.next_pass = None  # a pass found in the last round has that round's search
         before = session.best_size.key
         cursor = (0, 0)
         while True:
@@ -381,8 +395,12 @@ def run_auto(session: Session, plan: Plan) -> None:
             else:
                 with session.parsing_candidates_only():
                     unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
-        if session.best_size.key >= before:
+        if session.best_size.key < before:
+            plan.confirming = False
+        elif plan.confirming or session.retry_stale:
             break
+        else:
+            plan.confirming = True
     # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
     for transform in plan.transforms:
         if isinstance(transform, TextTransform):
