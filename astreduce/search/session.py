@@ -275,12 +275,19 @@ class Session:
         return self._cache[key]
 
     def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
-        """A test's outcome read in the search's order: counted, cached, saved if shorter, shown."""
+        """A test's outcome read in the search's order: counted, cached, saved if shorter, shown.
+
+        A test of a candidate :attr:`alike` one read before it (both started at
+        once, ``-j``) counts as a cache hit with the earlier outcome, as at ``-j 1``.
+        """
+        kind = self._kinds.pop(key, None)
+        if kind is not None and kind in self._by_kind:
+            self._cache[key] = self._by_kind[kind]
+            return self.hit(key)
+        if kind is not None:
+            self._by_kind[kind] = outcome
         self.tests += 1
         self._cache[key] = outcome
-        kind = self._kinds.pop(key, None)
-        if kind is not None:
-            self._by_kind.setdefault(kind, outcome)
         if self.store is not None:
             self.store.put(key, outcome)
         if outcome is Outcome.FAIL and len(text) < len(self._saved):
