@@ -36,7 +36,8 @@ Strategies:
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
   expression hoisting, simplification, token deletion over small results,
-  renaming. Each pass sweeps its single opportunities once, parking the
+  renaming, with token deletion over small results once a round of tree
+  passes changes nothing. Each pass sweeps its single opportunities once, parking the
   stale ones (:func:`~astreduce.search.greedy.apply_greedily`); a round
   that changes nothing is followed by a confirming one that tests every
   single deletion again, and the rounds end when that one changes nothing
@@ -389,7 +390,8 @@ def run_auto(session: Session, plan: Plan) -> None:
             finally:
                 session.lookahead = None
             cursor = following
-        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
+        # tokens only once the tree passes stall: on a tree that still shrinks they test what the next round removes anyway
+        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT and session.best_size.key >= before:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
                 unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
             else:
