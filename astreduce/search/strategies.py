@@ -35,10 +35,9 @@ Strategies:
   by level of the syntax tree, repeated until a sweep changes nothing (HDD*).
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
-  expression hoisting, simplification, token deletion over small results,
-  renaming, with token deletion over small results once a round of tree
-  passes changes nothing. Each pass sweeps its single opportunities once, parking the
-  stale ones (:func:`~astreduce.search.greedy.apply_greedily`); a round
+  expression hoisting, simplification; token deletion over small results
+  once a round of tree passes changes nothing; renaming, once, last. Each
+  pass sweeps its single opportunities once, parking the stale ones (:func:`~astreduce.search.greedy.apply_greedily`); a round
   that changes nothing is followed by a confirming one that tests every
   single deletion again, and the rounds end when that one changes nothing
   too. The result is 1-minimal with respect to every deletion.
