@@ -46,17 +46,23 @@ def syntax_tree_key(text: str) -> bytes | None:
     function, never its line) judges them alike. The token pass's joined
     lines thus do not make every later pass test its candidates again.
     """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parse(text)
+    if tree is None:
         return None
     try:
         dumped = ast.dump(tree)
     except RecursionError:
         return None
     return digest(dumped)
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _family(name: str) -> str:
@@ -261,13 +267,7 @@ class Session:
                 return self.compiles(text)
             finally:
                 self.oracle_seconds += time.monotonic() - started
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
-                ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-        return True
+        return _parse(text) is not None
 
     def hit(self, key: bytes) -> Outcome:
         """A cached outcome read in the search's order: one more cache hit."""
