@@ -35,9 +35,8 @@ Strategies:
   by level of the syntax tree, repeated until a sweep changes nothing (HDD*).
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
-  expression hoisting, simplification; a transform's alternatives (rank 1
-  and up) and token deletion over small results only in a round that has
-  not changed the program before them; renaming, once, last. Each pass
+  expression hoisting, simplification; token deletion over small results
+  only in a round whose tree passes changed nothing; renaming, once, last. Each pass
   sweeps its single opportunities once, parking the stale ones
   (:func:`~astreduce.search.greedy.apply_greedily`); a round that changes
   nothing is followed by a confirming one that tests every single deletion
@@ -57,7 +56,6 @@ from dataclasses import dataclass
 from itertools import compress
 
 from astreduce.errors import UsageError
-from astreduce.measure import measure
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import (
     Search,
@@ -222,8 +220,6 @@ class Plan:
     """The last text parsed and its tree (trees are never changed by passes)."""
     confirming: bool = False
     """``auto``'s current round tests every single deletion again, stale or not (see :func:`run_auto`)."""
-    round_start: tuple[int, int, int] | None = None
-    """The size key of the best when ``auto``'s current round began."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
     """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
 
@@ -346,8 +342,6 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             label, search = f"delete, depth {step}", _deleting(plan)
         else:
             proposals = [o for o in transform.opportunities(tree) if o.rank == step]
-            if step >= 1 and _shrank_this_round(plan, tree):
-                proposals = []  # alternatives wait for a round that the passes before them leave unchanged
             if not proposals:
                 phase, step = phase + 1, 0
                 continue
@@ -359,18 +353,6 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             step += 1
     plan.next_pass = (tree, cursor, found)
     return found
-
-
-def _shrank_this_round(plan: Plan, tree: Tree) -> bool:
-    """Whether ``tree`` is smaller than the best was when ``auto``'s round began.
-
-    A transform's alternatives (rank 1 and up: a second constant, a deeper
-    subexpression to hoist) rarely apply, and a round that still shrinks is
-    followed by another: they run in a round whose passes before them
-    changed nothing, the one that decides the fixpoint. Asked of the tree,
-    not of the session, so that looking ahead finds the same pass.
-    """
-    return plan.round_start is not None and measure(tree.text).key < plan.round_start
 
 
 def _first_candidate(found: _NodePass) -> str:
@@ -388,7 +370,6 @@ def run_auto(session: Session, plan: Plan) -> None:
     for _ in range(plan.rounds):
         plan.next_pass = None  # a pass found in the last round has that round's search
         before = session.best_size.key
-        plan.round_start = before
         cursor = (0, 0)
         while True:
             tree = _current_tree(session, plan)
