@@ -377,7 +377,8 @@ def reduce_with(
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating,
-        alike=syntax_tree_key if syntax_check_of(judged) is not None else None,  # it runs the program: layout is moot
+        # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
+        alike=syntax_tree_key if syntax_check_of(judged) is not None and config.strategy in ("auto", "hdd", "flat") else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
