@@ -170,8 +170,9 @@ def test_markup_table_has_the_literatures_shape(markup_rows: list[ComparisonRow]
     assert all(row.verified for row in markup_rows)
     tests = {name: row.tests or 0 for name, row in rows.items()}
     tokens = {name: row.tokens or 0 for name, row in rows.items()}
-    # lines: few tests, but a larger result than the syntax-tree strategies
-    assert tests["lines"] == min(tests.values())
+    # lines: few tests, but a larger result than the syntax-tree strategies; auto, which sweeps
+    # each pass once and runs tokens only when the tree passes stall, may test fewer (105 to 114)
+    assert tests["lines"] == min(tests[name] for name in tests if name != "auto")
     assert tokens["lines"] > max(tokens["hdd"], tokens["auto"])
     # characters: many more tests than lines (the literature: 1,278 by characters)
     assert tests["chars"] >= 10 * tests["lines"]

@@ -34,14 +34,15 @@ def test_the_key_sees_two_lines_around_the_change_and_nothing_further(
         assert change_key(text, edited) != key
 
 
-def test_exhaustive_tests_more_and_both_results_reproduce() -> None:
-    # a case with edits that fail once and succeed later (markup_stripping has none since hoisting
-    # reaches every position: its default run is already exhaustive)
-    case = REPO / "corpora" / "units_typeerror"
+def test_exhaustive_is_no_smaller_and_both_results_reproduce() -> None:
+    # exhaustive used to test more here; since auto confirms parked deletions with one more
+    # round, both make about the same tests on this small case (110 and 109): the parking
+    # itself is checked in test_auto_rounds.py
+    case = REPO / "corpora" / "markup_stripping"
     text = (case / "input.py").read_text(encoding="utf-8")
     expect = "TypeError:unsupported operand type(s) for *: 'NoneType' and 'float'"
     options = dict(expect=expect, search_path=str(case), filename="input.py")
     default = reduce_source(text, **options)  # type: ignore[arg-type]
     exhaustive = reduce_source(text, exhaustive=True, **options)  # type: ignore[arg-type]
-    assert exhaustive.tests > default.tests
     assert default.verified and exhaustive.verified
+    assert default.output_size.tokens <= exhaustive.output_size.tokens

@@ -29,13 +29,40 @@ from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
-__all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
+__all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session", "syntax_tree_key"]
 
 
 #: A pass family's chunk tests start to count once there are this many of them ...
 CHUNK_TRIES = 4
 #: ... and chunks are skipped while fewer than one in this many FAILed.
 CHUNK_ODDS = 8
+
+
+def syntax_tree_key(text: str) -> bytes | None:
+    """A digest of ``text``'s syntax tree without positions (None if it does not parse).
+
+    Two programs with one tree differ only in layout and comments: an oracle
+    that runs the program (and matches the exception's type, message and
+    function, never its line) judges them alike. The token pass's joined
+    lines thus do not make every later pass test its candidates again.
+    """
+    tree = _parse(text)
+    if tree is None:
+        return None
+    try:
+        dumped = ast.dump(tree)
+    except RecursionError:
+        return None
+    return digest(dumped)
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _family(name: str) -> str:
@@ -129,6 +156,9 @@ class Session:
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     lookahead: Callable[[str], str | None] | None = None
     """Set by a strategy during a pass: the next pass's first candidate, should this pass end with the given text."""
+    alike: Callable[[str], bytes | None] | None = None
+    """A key under which candidates get the same outcome (:func:`syntax_tree_key` for an oracle
+    that runs the program): a candidate alike one already tested is not tested again."""
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -137,6 +167,14 @@ class Session:
         # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
         self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
         self._pass_name = "start"
+        self._kinds: dict[bytes, bytes] = {}
+        """:attr:`alike` keys of candidates asked about and not yet tested."""
+        self._by_kind: dict[bytes, Outcome] = {}
+        """Outcomes by :attr:`alike` key (the original's included)."""
+        if self.alike is not None:
+            kind = self.alike(self.text)
+            if kind is not None:
+                self._by_kind[kind] = Outcome.FAIL
         self._chunks: dict[str, tuple[int, int]] = {}
         """Per pass family: tests of chunks of several opportunities, and how many of them FAILed."""
         self.history.append((0, self.best_size.tokens))
@@ -201,12 +239,26 @@ class Session:
 
     def rejected(self, key: bytes, text: str) -> bool:
         """Whether ``text`` is UNRESOLVED without a test: it does not parse (only
-        within :meth:`parsing_candidates_only`); cached and counted if so."""
-        if not self.require_parse or key in self._cache or self._parses(text):
+        within :meth:`parsing_candidates_only`); cached and counted if so.
+
+        Asked first of every candidate the cache does not know, so it is also
+        where a candidate :attr:`alike` one already tested gets that outcome
+        (read as a cache hit).
+        """
+        if key in self._cache:
             return False
-        self._cache[key] = Outcome.UNRESOLVED
-        self.syntax_rejections += 1
-        return True
+        if self.require_parse and not self._parses(text):
+            self._cache[key] = Outcome.UNRESOLVED
+            self.syntax_rejections += 1
+            return True
+        if self.alike is not None:
+            kind = self._kinds.get(key) or self.alike(text)
+            if kind is not None:
+                if kind in self._by_kind:
+                    self._cache[key] = self._by_kind[kind]
+                else:
+                    self._kinds[key] = kind
+        return False
 
     def _parses(self, text: str) -> bool:
         if self.compiles is not None:
@@ -215,13 +267,7 @@ class Session:
                 return self.compiles(text)
             finally:
                 self.oracle_seconds += time.monotonic() - started
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
-                ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-        return True
+        return _parse(text) is not None
 
     def hit(self, key: bytes) -> Outcome:
         """A cached outcome read in the search's order: one more cache hit."""
@@ -229,7 +275,17 @@ class Session:
         return self._cache[key]
 
     def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
-        """A test's outcome read in the search's order: counted, cached, saved if shorter, shown."""
+        """A test's outcome read in the search's order: counted, cached, saved if shorter, shown.
+
+        A test of a candidate :attr:`alike` one read before it (both started at
+        once, ``-j``) counts as a cache hit with the earlier outcome, as at ``-j 1``.
+        """
+        kind = self._kinds.pop(key, None)
+        if kind is not None and kind in self._by_kind:
+            self._cache[key] = self._by_kind[kind]
+            return self.hit(key)
+        if kind is not None:
+            self._by_kind[kind] = outcome
         self.tests += 1
         self._cache[key] = outcome
         if self.store is not None:

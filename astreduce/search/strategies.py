@@ -22,9 +22,9 @@ Invariants every pass keeps:
   before inner ones, whole keep-lists before halves before single elements.
 * **Adaptive batches.** The ``auto`` search
   (:func:`~astreduce.search.greedy.apply_greedily`) tries to apply all of a
-  keep-list at once, then halves the chunk size down to one element; a
-  final sweep of single elements repeats until nothing applies, which makes
-  the result 1-minimal with respect to the pass.
+  keep-list at once, then halves the chunk size down to one element, then
+  sweeps the single elements once; the rounds repeat every pass until none
+  applies anything, which makes the result 1-minimal with respect to each.
 
 Strategies:
 
@@ -35,11 +35,16 @@ Strategies:
   by level of the syntax tree, repeated until a sweep changes nothing (HDD*).
 * ``auto`` — passes repeated to a fixpoint: statement deletion level by
   level, deletion of any element, definitions, the classic four, hoisting,
-  expression hoisting, simplification, token deletion over small results,
-  renaming. The result is 1-minimal with respect to every transform. When
-  a round of these stalls, the text passes (:mod:`astreduce.search.text_passes`)
-  edit what the tree does not show (a trailing comma, a backslash, a run of
-  tokens); if they take tokens off, the rounds go on: a fixpoint of both.
+  expression hoisting, simplification; token deletion over small results
+  only in a round whose tree passes changed nothing; renaming, once, last. Each pass
+  sweeps its single opportunities once, parking the stale ones
+  (:func:`~astreduce.search.greedy.apply_greedily`); a round that changes
+  nothing is followed by a confirming one that tests every single deletion
+  again, and the rounds end when that one changes nothing too. The result
+  is 1-minimal with respect to every deletion. Then the text passes
+  (:mod:`astreduce.search.text_passes`) edit what the tree does not show (a
+  trailing comma, a backslash, a run of tokens); if they take tokens off,
+  the rounds go on: a fixpoint of both.
 * ``lines``, ``chars``, ``tokens`` — plain ddmin over those units, with the
   literature's semantics, for comparisons; they work on any text.
 """
@@ -62,6 +67,7 @@ from astreduce.search.greedy import (
     apply_by_ddmin,
     apply_greedily,
     apply_greedily_without_parking,
+    sweeping_once,
 )
 from astreduce.search.session import Session
 from astreduce.search.text_passes import PASSES, TEXT_PASS_LIMIT, UNPARSABLE_LIMIT, layout_of
@@ -220,6 +226,8 @@ class Plan:
     that do not parse (a tool's crash may need such text); see :func:`run_text_passes`."""
     last_parsed: tuple[str, Tree | None] | None = None
     """The last text parsed and its tree (trees are never changed by passes)."""
+    confirming: bool = False
+    """``auto``'s current round tests every single deletion again, stale or not (see :func:`run_auto`)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
     """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
 
@@ -276,8 +284,17 @@ def _statement_level(tree: Tree, node_id: int) -> int:
     return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
 
 
-#: Phases whose edits often become possible through a change far away: never parked.
+#: Phases whose edits often become possible through a change far away: parked only until a round confirms.
 _CASCADING_PHASES = frozenset({"delete", "definitions"})
+#: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
+_REPLACING = sweeping_once(apply_greedily)
+_CONFIRMING = sweeping_once(apply_greedily_without_parking)
+
+
+def _deleting(plan: Plan) -> Search:
+    """The search of a deletion pass: it parks stale singles like any other pass, except in a
+    confirming round (see :func:`run_auto`), which tests every one of them again."""
+    return _CONFIRMING if plan.confirming else _REPLACING
 
 
 @dataclass(frozen=True)
@@ -319,7 +336,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             ):
                 phase, step = phase + 1, 0
                 continue
-            label, search = f"delete statements, level {step}", apply_greedily_without_parking
+            label, search = f"delete statements, level {step}", _deleting(plan)
         elif kind == "elements":
             if step == 0:
                 step = 1
@@ -330,14 +347,14 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
                 o for o in transform.opportunities(tree)
                 if tree.nodes[o.target].depth == step and not is_statement(tree.nodes[o.target].kind)
             ]
-            label, search = f"delete, depth {step}", apply_greedily_without_parking
+            label, search = f"delete, depth {step}", _deleting(plan)
         else:
             proposals = [o for o in transform.opportunities(tree) if o.rank == step]
             if not proposals:
                 phase, step = phase + 1, 0
                 continue
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            search = apply_greedily_without_parking if transform.phase in _CASCADING_PHASES else apply_greedily
+            search = _deleting(plan) if transform.phase in _CASCADING_PHASES else _REPLACING
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:
@@ -357,7 +374,9 @@ def run_auto(session: Session, plan: Plan) -> None:
     if "delete" in by_name:
         phases += [("statements", by_name["delete"]), ("elements", by_name["delete"])]
     phases += [("ranked", t) for t in plan.transforms if not isinstance(t, TextTransform) and t.name != "delete"]
+    plan.confirming = False
     for _ in range(plan.rounds):
+        plan.next_pass = None  # a pass found in the last round has that round's search
         before = session.best_size.key
         cursor = (0, 0)
         while True:
@@ -379,14 +398,23 @@ def run_auto(session: Session, plan: Plan) -> None:
             finally:
                 session.lookahead = None
             cursor = following
-        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT:
+        # tokens only once the tree passes stall: on a tree that still shrinks they test what the next round removes anyway
+        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT and session.best_size.key >= before:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
-                unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
+                unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
             else:
                 with session.parsing_candidates_only():
-                    unit_pass(session, "tokens", tokens_of(session.best), apply_greedily)
-        if session.best_size.key >= before and not (plan.extras and run_text_passes(session, plan)):
+                    unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
+        if session.best_size.key < before:
+            plan.confirming = False
+        elif plan.confirming or session.retry_stale:
+            # the tree passes are at their fixpoint: the text passes, and more rounds if they took tokens off
+            if plan.extras and run_text_passes(session, plan):
+                plan.confirming = False
+                continue
             break
+        else:
+            plan.confirming = True
     # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
     for transform in plan.transforms:
         if isinstance(transform, TextTransform):
