@@ -98,7 +98,8 @@ _SKIPPED_FLAGS = (
 # Before Python 3.12 comprehensions run in frames of their own.
 #: Code never collected: comprehensions, modules, and finalizers (``__del__``: the garbage
 #: collector runs one from whatever frame is current, e.g. an event loop's of an earlier test).
-_SKIPPED_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<module>", "__del__"})
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+_SKIPPED_NAMES = _COMPREHENSIONS | {"<module>", "__del__"}
 _LOG_WIDTH = 300
 
 Arguments = dict[str, object]
@@ -273,6 +274,9 @@ class DeltaDebugger:
     def __enter__(self) -> DeltaDebugger:
         self._reset()
         self._previous_profile = sys.getprofile()
+        self._block = sys._getframe(1)  # the frame running the with block: its calls are the candidates
+        self._collecting = False
+        gc.callbacks.append(self._on_collection)
         sys.setprofile(self._profile)  # last: nothing of ours may run after it
         return self
 
@@ -283,6 +287,8 @@ class DeltaDebugger:
         traceback: types.TracebackType | None,
     ) -> bool:
         sys.setprofile(self._previous_profile)
+        if self._on_collection in gc.callbacks:
+            gc.callbacks.remove(self._on_collection)
         if self._function is None:
             if exc is not None:
                 return False  # raised before any call: not ours to swallow
@@ -298,10 +304,19 @@ class DeltaDebugger:
         self._say(f"Observed {self._render(self._arguments)} raising {_format_exception(exc)}")
         return True
 
+    def _on_collection(self, phase: str, info: dict[str, int]) -> None:
+        """What the garbage collector runs (finalizers, weakref callbacks) is never the block's call."""
+        self._collecting = phase == "start"
+
     def _profile(self, frame: types.FrameType, event: str, arg: Any) -> None:
-        if event != "call" or self._function is not None:
+        if event != "call" or self._function is not None or self._collecting:
             return
         code = frame.f_code
+        caller = frame.f_back
+        while caller is not None and caller.f_code.co_name in _COMPREHENSIONS:
+            caller = caller.f_back  # a comprehension in the block is the block's own code
+        if caller is not self._block:
+            return  # called by something else: a finalizer the collector runs, an event loop's callback
         if (
             frame.f_globals is _OWN_GLOBALS  # our own machinery, __exit__ included
             or code.co_flags & _SKIPPED_FLAGS

@@ -38,7 +38,7 @@ def test_exhaustive_is_no_smaller_and_both_results_reproduce() -> None:
     # exhaustive used to test more here; since auto confirms parked deletions with one more
     # round, both make about the same tests on this small case (110 and 109): the parking
     # itself is checked in test_auto_rounds.py
-    case = REPO / "corpora" / "markup_stripping"
+    case = REPO / "corpora" / "units_typeerror"
     text = (case / "input.py").read_text(encoding="utf-8")
     expect = "TypeError:unsupported operand type(s) for *: 'NoneType' and 'float'"
     options = dict(expect=expect, search_path=str(case), filename="input.py")
