@@ -145,6 +145,7 @@ def check_output_path(target: Path, source: Path | None = None, what: str = "out
     folder = target.parent
     if not folder.is_dir():
         raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
+    _clear_leftovers(target.absolute())  # what a killed earlier run left, whatever this one does next
     if target.is_dir():
         raise UsageError(f"{target}: the {what} is a directory")
     if source is not None and target.resolve() == source.resolve():
@@ -304,6 +305,7 @@ def check_output_dir(target: Path, given: InputTree) -> None:
     folder = target.resolve().parent
     if not folder.is_dir():
         raise UsageError(f"{target}: the output's folder {target.parent} does not exist")
+    _clear_leftovers(target.absolute())  # what a killed earlier run left, whatever this one does next
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: the output must be a directory, and this is a file")
     resolved = target.resolve()

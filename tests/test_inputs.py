@@ -285,3 +285,21 @@ def test_a_write_clears_what_a_killed_writer_left_beside_the_output(tmp_path: Pa
     assert not stale_file.exists() and not stale_dir.exists()
     assert live.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, live.name, other.name])
+
+
+def test_a_run_refused_for_a_full_output_directory_still_clears_a_killed_runs_temporaries(tmp_path: Path) -> None:
+    """The rerun after a kill finds the output written: it refuses to overwrite it, and clears the litter."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "main.py").write_text("raise ValueError('v')\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "main.py").write_text("raise ValueError('v')\n")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    stale = tmp_path / f".out.{gone.pid}-abc.tmp"
+    stale.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "astreduce", "reduce", "in", "--entry", "main.py", "-o", "out"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2 and "not empty" in done.stderr
+    assert not stale.exists() and (tmp_path / "out" / "main.py").exists()
