@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 
 
 class Outcome(enum.Enum):
@@ -20,3 +21,20 @@ class Outcome(enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+def first_fail(outcomes: Iterable[Outcome]) -> int | None:
+    """The index of the first FAIL among lazily produced ``outcomes``; the rest are never asked for.
+
+    A generator of outcomes is closed at once, so tests it started ahead
+    (speculation) are cancelled rather than waited for.
+    """
+    try:
+        for index, outcome in enumerate(outcomes):
+            if outcome is Outcome.FAIL:
+                return index
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
+    return None

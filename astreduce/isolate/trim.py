@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from astreduce.isolate.changes import Change
-from astreduce.outcome import Outcome
+from astreduce.outcome import Outcome, first_fail
 
 #: How a sweep reads outcomes: an ordered batch of configurations in, their outcomes out, lazily.
 Outcomes = Callable[[list[list[Change]]], Iterator[Outcome]]
@@ -21,16 +21,7 @@ Outcomes = Callable[[list[list[Change]]], Iterator[Outcome]]
 
 def first_failing(trials: list[list[Change]], outcomes: Outcomes) -> int | None:
     """The index of the first of ``trials`` that FAILs; the ones after it are never waited for."""
-    results = outcomes(trials)
-    try:
-        for offset, outcome in enumerate(results):
-            if outcome is Outcome.FAIL:
-                return offset
-    finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
-    return None
+    return first_fail(outcomes(trials))
 
 
 def trim(changes: list[Change], outcomes: Outcomes, *, grow: bool = False) -> list[Change]:

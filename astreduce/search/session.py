@@ -25,7 +25,7 @@ from functools import cached_property, partial
 
 from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
-from astreduce.outcome import Outcome
+from astreduce.outcome import Outcome, first_fail
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
@@ -334,16 +334,7 @@ class Session:
 
     def first_failing(self, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None) -> int | None:
         """Index of the first candidate that FAILs, testing lazily in order (the hints: see :meth:`outcomes`)."""
-        results = self.outcomes(texts, if_fails, if_none)
-        try:
-            for index, outcome in enumerate(results):
-                if outcome is Outcome.FAIL:
-                    return index
-        finally:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
-        return None
+        return first_fail(self.outcomes(texts, if_fails, if_none))
 
     # --- passes -----------------------------------------------------------
 
