@@ -12,7 +12,7 @@ import click
 
 from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, Mapper, run_batch
 from astreduce.cli.common import errors, fail, say, stop_on_signals
-from astreduce.cli.options import cluster_from, dask_option, options_from, oracle_options, transforms_from
+from astreduce.cli.options import cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
 from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE
@@ -109,13 +109,7 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         values.pop(name) for name in ("output", "report_path", "reduce_all", "quiet", "debug", "dask_address")
     )
     with errors(debug):
-        config = ReduceConfig(
-            strategy=values.pop("strategy"),
-            transforms=transforms_from(values),
-            jobs=values.pop("jobs"),
-            format=values.pop("format_result"),
-            options=options_from(values),
-        )
+        config = config_from(values)
         config.check()
         config.options.check()
         given = read_input(list(inputs))

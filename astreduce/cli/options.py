@@ -11,6 +11,7 @@ import click
 
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
+from astreduce.reduce.single import ReduceConfig
 from astreduce.search.cluster import Cluster, connect
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -109,3 +110,17 @@ def transforms_from(values: dict[str, Any]) -> tuple[str, ...] | None:
     """Take ``--transforms NAME,...`` out of a command's keyword arguments (``None``: every transform)."""
     names = values.pop("transform_names")
     return tuple(n.strip() for n in names.split(",") if n.strip()) if names else None
+
+
+def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
+    """The :class:`ReduceConfig` of a command that reduces (``reduce``, ``batch``): its strategy,
+    transforms, jobs and format options, the oracle options, and the command's own ``settings``
+    (pop those from ``values`` in the call: the oracle options take whatever is left)."""
+    return ReduceConfig(
+        strategy=values.pop("strategy"),
+        transforms=transforms_from(values),
+        jobs=values.pop("jobs"),
+        format=values.pop("format_result"),
+        options=options_from(values),
+        **settings,
+    )

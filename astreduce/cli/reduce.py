@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from, transforms_from
+from astreduce.cli.options import cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import (
     check_output_dir,
@@ -71,15 +71,8 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
         for name in ("output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule", "dask_address")
     )
     with errors(debug):
-        config = ReduceConfig(
-            strategy=values.pop("strategy"),
-            transforms=transforms_from(values),
-            jobs=values.pop("jobs"),
-            format=values.pop("format_result"),
-            resume=values.pop("resume"),
-            cache_dir=values.pop("cache_dir"),
-            exhaustive=values.pop("exhaustive"),
-            options=options_from(values),
+        config = config_from(
+            values, resume=values.pop("resume"), cache_dir=values.pop("cache_dir"), exhaustive=values.pop("exhaustive")
         )
         if len(inputs) == 1 and not inputs[0].is_dir():
             if entry is not None:
