@@ -1,11 +1,16 @@
-"""auto's cheaper rounds: one sweep of singles per pass, stale deletions parked, layout-only twins not retested."""
+"""auto's cheaper rounds: one sweep of singles per pass, stale deletions parked, layout-only twins
+not retested, passes that took nothing asleep until a confirming round, no line joined by the token pass."""
 
 from __future__ import annotations
 
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import apply_greedily, change_key
+from astreduce.reduce.single import reduce_source
 from astreduce.search.session import Session, syntax_tree_key
+from astreduce.search.strategies import counts_as_token, tokens_of
+from astreduce.transforms.constants import ValueFromTrace
+from test_hoisting import Contains
 
 ITEMS = "abcx"
 
@@ -69,3 +74,68 @@ def test_candidates_with_one_syntax_tree_are_tested_once() -> None:
     assert alike.tests == 1  # the twins have the original's tree
     assert plain.tests == 3
     assert syntax_tree_key("def (") is None
+
+
+PROGRAM = """\
+import os
+
+def helper(values):
+    total = 0
+    for value in values:
+        total = total + value * 2
+    return total
+
+def report(values, label="sum"):
+    result = helper(values)
+    message = label + ": " + str(result)
+    if result > 10:
+        print(message)
+    return result
+
+data = [1, 2, 3, 4]
+report(data, "numbers")
+"""
+
+
+def _rounds(names: list[str]) -> list[list[str]]:
+    rounds: list[list[str]] = []
+    for name in names:
+        if name == "delete statements, level 0" or not rounds:
+            rounds.append([])
+        rounds[-1].append(name)
+    return rounds
+
+
+def test_a_pass_that_took_nothing_sleeps_until_the_confirming_round() -> None:
+    result = reduce_source(PROGRAM, Contains("value * 2"), format=False)
+    assert result.text == "value * 2\n"
+    first, second, *rest = _rounds([p.name for p in result.passes if not p.name.startswith("text:")])
+    took = {p.name for p in result.passes[: len(first)] if p.tokens_after < p.tokens_before}
+    idle = {name for name in first if name not in took and not name.startswith("delete")}
+    assert "to-constant" in idle and "hoist-expression #2" in took
+    assert not idle & set(second)  # asleep in a round that is not confirming
+    assert "hoist-expression #2" in second
+    assert "to-constant" in rest[-1]  # the last round confirms the fixpoint with every pass
+
+
+def test_bytes_alone_start_no_new_round() -> None:
+    # the string shortens (bytes), the tokens stay: one round, then the confirming one, and no third
+    result = reduce_source("print('a long string')\n", Contains("print('"), format=False)
+    assert result.text == "print('')\n"
+    names = [p.name for p in result.passes if not p.name.startswith("text:")]
+    assert names.index("shorten-string") < names.index("delete statements, level 0", 1)
+    assert len(_rounds(names)) == 2
+
+
+def test_the_token_pass_deletes_tokens_never_line_ends_blanks_or_comments() -> None:
+    text = "if a:\n    b = 1  # note\n\nc()\n"
+    deletable = [text[s:e].strip() for s, e in tokens_of(text) if counts_as_token(text[s:e])]
+    assert deletable == ["if", "a", ":", "b", "=", "1", "c", "(", ")"]
+    # the reduced program keeps its lines: no ``if a:b = 1`` from a deleted line end
+    result = reduce_source(text, Contains("b = 1"), format=False)
+    assert result.text == "b = 1\n"
+
+
+def test_value_from_trace_is_confirmed_like_a_deletion() -> None:
+    # a traced value may become the needed one through a change far away, as a definition may go
+    assert ValueFromTrace.far_reaching

@@ -239,7 +239,7 @@ def test_fstring_fields_reduce_like_format_calls() -> None:
         "f-string": AVERAGE.format(call='f"avg: {average(readings):.2f}"'),
     }
     results = {name: reduce_source(text, Contains("average("), format=False).text for name, text in spelled.items()}
-    assert results == {"format": "average()", "f-string": "average()"}
+    assert results == {"format": "average()\n", "f-string": "average()\n"}
 
 
 FSTRINGS = [

@@ -38,10 +38,14 @@ Strategies:
   expression hoisting, simplification; token deletion over small results
   only in a round whose tree passes changed nothing; renaming, once, last. Each pass
   sweeps its single opportunities once, parking the stale ones
-  (:func:`~astreduce.search.greedy.apply_greedily`); a round that changes
-  nothing is followed by a confirming one that tests every single deletion
-  again, and the rounds end when that one changes nothing too. The result
-  is 1-minimal with respect to every deletion. Then the text passes
+  (:func:`~astreduce.search.greedy.apply_greedily`); a replacing pass that
+  took nothing off sleeps until the confirming round (passes ordered by
+  their measured yield: the rounds in between run the ones that pay). A
+  round that takes off no token and no identifier (bytes alone do not
+  count) is followed by a confirming one that runs every pass and tests
+  every single deletion (and every traced value) again, and the rounds end
+  when that one changes nothing too. The result is 1-minimal with respect
+  to every deletion. Then the text passes
   (:mod:`astreduce.search.text_passes`) edit what the tree does not show (a
   trailing comma, a backslash, a run of tokens); if they take tokens off,
   the rounds go on: a fixpoint of both.
@@ -56,7 +60,7 @@ import re
 import tokenize
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 
 from astreduce.errors import UsageError
@@ -176,8 +180,21 @@ def tokens_of(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, starts[1:] + [len(text)]) if e > s]
 
 
-def unit_pass(session: Session, name: str, units: list[tuple[int, int]], search: Search) -> bool:
-    """Delete units (lines, characters, tokens) of the current best.
+def counts_as_token(unit: str) -> bool:
+    """Whether a unit of :func:`tokens_of` holds a token that counts: not a line end,
+    blank or comment. Deleting those changes bytes only, and joins lines
+    (``if c:\n    i += 1`` becomes ``if c:i += 1``), so that every parked edit
+    near them looks new to the next round and is tested again (calc_tokenizer:
+    one pass of them cost a 700-test round); black undoes such joins anyway."""
+    text = unit.strip()
+    return bool(text) and not text.startswith("#")
+
+
+def unit_pass(
+    session: Session, name: str, units: list[tuple[int, int]], search: Search, deletable: Callable[[str], bool] | None = None
+) -> bool:
+    """Delete units (lines, characters, tokens) of the current best; only those whose text
+    is ``deletable``, if given (the others stay in every candidate).
 
     Units cover the text in order, so a candidate is the join of the kept
     ones: no sorting of edits per candidate (character ddmin makes
@@ -188,6 +205,9 @@ def unit_pass(session: Session, name: str, units: list[tuple[int, int]], search:
     text = session.best
     pieces = [text[s:e] for s, e in units]
     head, tail = text[: units[0][0]], text[units[-1][1] :]
+    targets = [i for i, piece in enumerate(pieces) if deletable is None or deletable(piece)]
+    if not targets:
+        return False
     before = session.best_size.key
     stats = session.begin_pass(name)
 
@@ -196,10 +216,10 @@ def unit_pass(session: Session, name: str, units: list[tuple[int, int]], search:
     def render(applied: frozenset[int]) -> str:
         kept = everything.copy()  # a mask for compress(), which skips in C: the token pass renders a lot
         for index in applied:
-            kept[index] = False
+            kept[targets[index]] = False
         return head + "".join(compress(pieces, kept)) + tail
 
-    applied = search(session, len(units), render)
+    applied = search(session, len(targets), render)
     if applied:
         session.accept(render(applied))
     session.end_pass(stats)
@@ -230,6 +250,9 @@ class Plan:
     """``auto``'s current round tests every single deletion again, stale or not (see :func:`run_auto`)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
     """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
+    dormant: set[str] = field(default_factory=set)
+    """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
+    skipped until a confirming round (see :func:`run_auto`)."""
 
 
 def _current_tree(session: Session, plan: Plan) -> Tree | None:
@@ -349,12 +372,16 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             ]
             label, search = f"delete, depth {step}", _deleting(plan)
         else:
-            proposals = [o for o in transform.opportunities(tree) if o.rank == step]
-            if not proposals:
+            label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
+            ranked = list(transform.opportunities(tree))
+            if not any(o.rank >= step for o in ranked):
                 phase, step = phase + 1, 0
                 continue
-            label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            search = _deleting(plan) if transform.phase in _CASCADING_PHASES else _REPLACING
+            if label in plan.dormant and not plan.confirming:
+                step += 1
+                continue
+            proposals = [o for o in ranked if o.rank == step]
+            search = _deleting(plan) if transform.phase in _CASCADING_PHASES or transform.far_reaching else _REPLACING
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:
@@ -377,7 +404,7 @@ def run_auto(session: Session, plan: Plan) -> None:
     plan.confirming = False
     for _ in range(plan.rounds):
         plan.next_pass = None  # a pass found in the last round has that round's search
-        before = session.best_size.key
+        before = _progress_key(session)
         cursor = (0, 0)
         while True:
             tree = _current_tree(session, plan)
@@ -393,19 +420,25 @@ def run_auto(session: Session, plan: Plan) -> None:
                 return _first_candidate(nxt) if nxt is not None else None
 
             session.lookahead = lookahead
+            taken = _progress_key(session)
             try:
                 node_pass(session, found.label, found.tree, found.proposals, found.search)
             finally:
                 session.lookahead = None
+            if phases[found.cursor[0]][0] == "ranked":
+                if _progress_key(session) < taken:
+                    plan.dormant.discard(found.label)
+                else:
+                    plan.dormant.add(found.label)
             cursor = following
         # tokens only once the tree passes stall: on a tree that still shrinks they test what the next round removes anyway
-        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT and session.best_size.key >= before:
+        if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT and _progress_key(session) >= before:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
-                unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
+                unit_pass(session, "tokens", tokens_of(session.best), _REPLACING, counts_as_token)
             else:
                 with session.parsing_candidates_only():
-                    unit_pass(session, "tokens", tokens_of(session.best), _REPLACING)
-        if session.best_size.key < before:
+                    unit_pass(session, "tokens", tokens_of(session.best), _REPLACING, counts_as_token)
+        if _progress_key(session) < before:
             plan.confirming = False
         elif plan.confirming or session.retry_stale:
             # the tree passes are at their fixpoint: the text passes, and more rounds if they took tokens off
@@ -424,6 +457,18 @@ def run_auto(session: Session, plan: Plan) -> None:
                 text_pass(session, transform.name, tree.text, groups, apply_greedily)
     if plan.extras:
         strip_comments(session)
+
+
+def _progress_key(session: Session) -> tuple[int, int]:
+    """What makes ``auto`` run another round: fewer tokens or fewer identifiers.
+
+    Bytes alone do not: a round that only shortened a string or turned
+    ``None`` into ``0`` leaves every pass with the same opportunities, and
+    the round after it tested them all again for nothing (calc_tokenizer:
+    five such rounds, 1,000 tests). Fewer identifiers do: a name replaced by
+    a constant unties a use from its definition, which may then go.
+    """
+    return session.best_size.key[:2]
 
 
 def run_text_passes(session: Session, plan: Plan) -> bool:

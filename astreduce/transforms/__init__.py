@@ -68,6 +68,9 @@ class Transform:
     phase: ClassVar[str] = "expressions"
     priority: ClassVar[int] = 0
     """Within a phase, higher priority runs first (then by name)."""
+    far_reaching: ClassVar[bool] = False
+    """Whether a proposal that failed may later apply through a change far away (as a deletion
+    does once the last use goes): ``auto``'s confirming round then tests each one again."""
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         """Edits for ``node``, most removing first; a ``str`` is literal text."""

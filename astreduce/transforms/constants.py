@@ -141,6 +141,7 @@ class ValueFromTrace(Transform):
     name = "value-from-trace"
     phase = "simplify"
     priority = 5
+    far_reaching = True  # a value is the run's: a change anywhere may make it the one needed
     node_kinds = frozenset()
     recorder: Recorder | None = None
     """Where the values come from (``None``: the program traced alone)."""
