@@ -402,6 +402,7 @@ def run_auto(session: Session, plan: Plan) -> None:
         phases += [("statements", by_name["delete"]), ("elements", by_name["delete"])]
     phases += [("ranked", t) for t in plan.transforms if not isinstance(t, TextTransform) and t.name != "delete"]
     plan.confirming = False
+    plan.dormant = set()  # a pass's yield on another file (of a tree) says little about this one
     for _ in range(plan.rounds):
         plan.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
