@@ -343,10 +343,10 @@ class TextPass:
 PASSES: tuple[TextPass, ...] = (
     TextPass("text: nodes with separator", node_text_with_separator),
     TextPass("text: nodes", node_text),
+    TextPass("text: lines", lines),  # before parentheses: a pair around lines it holds together cannot go
     TextPass("text: bracket contents", bracket_contents),
     TextPass("text: parentheses", parentheses),
     TextPass("text: backslashes", backslashes),
     TextPass("text: string prefixes", string_prefixes),
-    TextPass("text: lines", lines),
     TextPass("text: token runs", token_runs, quadratic=True),
 )
