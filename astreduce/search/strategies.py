@@ -347,6 +347,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
         return memo[2]
     phase, step = cursor
     found: _NodePass | None = None
+    offered: dict[int, list[Opportunity]] = {}  # a ranked phase's proposals, found once however many ranks sleep
     while found is None and phase < len(phases):
         kind, transform = phases[phase]
         if kind == "statements":
@@ -373,7 +374,9 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             label, search = f"delete, depth {step}", _deleting(plan)
         else:
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            ranked = list(transform.opportunities(tree))
+            if phase not in offered:
+                offered[phase] = list(transform.opportunities(tree))
+            ranked = offered[phase]
             if not any(o.rank >= step for o in ranked):
                 phase, step = phase + 1, 0
                 continue
