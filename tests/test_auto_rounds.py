@@ -3,6 +3,8 @@ not retested, passes that took nothing asleep until a confirming round, no line 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import apply_greedily, change_key
@@ -35,8 +37,8 @@ def _cascading(text: str) -> bool:
 def test_one_sweep_leaves_what_a_later_deletion_enables_to_the_next_round() -> None:
     repeated = _session(_cascading)
     once = _session(_cascading)
-    assert apply_greedily(repeated, 4, _render, park=False) == {0, 1, 2}
-    assert apply_greedily(once, 4, _render, park=False, repeat=False) == {1, 2}
+    assert apply_greedily(repeated, 4, _render, park="never") == {0, 1, 2}
+    assert apply_greedily(once, 4, _render, park="never", repeat=False) == {1, 2}
     assert once.tests < repeated.tests
     # the next round, on the result, finds the rest
     rest = "".join(c for i, c in enumerate(ITEMS) if i not in {1, 2})
@@ -52,10 +54,35 @@ def test_a_stale_single_is_parked_unless_stale_edits_are_retried() -> None:
             return "b" in text and "x" in text
 
         session = _session(fails, retry_stale=retry)
-        session.stale.add(change_key(ITEMS, _render(frozenset({0}))))  # deleting "a" failed before
+        session.stale[change_key(ITEMS, _render(frozenset({0})))] = b""  # deleting "a" failed before
         assert apply_greedily(session, 4, _render, repeat=False) == {0, 2}
         # parked, "a" goes only with the others, at the end; retried, alone, first
         assert ("bcx" in tested) is not parked
+
+
+def test_a_confirming_search_tests_again_only_the_deletions_whose_names_changed() -> None:
+    # lines 0 and 1 are the opportunities; ``c(a)``, three lines below, is out of their change keys' context
+    lines = ["a = 1\n", "b = 2\n", "d = 3\n", "e = 4\n", "f = 5\n", "c(a)\n"]
+
+    def render_of(kept: list[str]) -> Callable[[frozenset[int]], str]:
+        return lambda applied: "".join(line for i, line in enumerate(kept) if i not in applied)
+
+    def fails(text: str) -> bool:  # ``b`` is the bug; ``a`` may go once ``c(a)`` has gone
+        tested.append(text)
+        return "b = 2" in text and ("c(a)" not in text or "a = 1" in text)
+
+    tested: list[str] = []
+    session = _session(fails, "".join(lines))
+    assert apply_greedily(session, 2, render_of(lines), repeat=False) == frozenset()  # both fail alone
+    without_use = lines[:-1]
+    for parking, retried in (("stale", False), ("unchanged", True)):
+        tested.clear()
+        assert apply_greedily(session, 2, render_of(without_use), park=parking, repeat=False) == (
+            {0} if retried else frozenset()
+        )
+        # ``a`` lost its use (its count changed): a confirming search tries it alone; ``b``'s names did not change
+        assert ("".join(without_use[1:]) in tested) is retried
+        assert "".join([without_use[0], *without_use[2:]]) not in tested
 
 
 def test_candidates_with_one_syntax_tree_are_tested_once() -> None:

@@ -23,15 +23,21 @@ Invariants the greedy search keeps:
   this reduction (:meth:`Session.chunks_pay`) starts with single ones: like
   CDD's skipped complements, those tests rarely succeed.
   Singles whose change (:func:`change_key`) already failed alone are parked
-  and tried once, together, at the end: later rounds test what changed.
+  and tried once, together, at the end: later rounds test what changed. A
+  confirming round tests a parked deletion again only if a name it touches
+  occurs more or less often than when it failed (:func:`names_key`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import keyword
+import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Literal
 
 from astreduce.dd.minimise import DEFAULT, minimise
 from astreduce.errors import DDPreconditionError
@@ -49,6 +55,8 @@ class _Level:
     remaining: tuple[int, ...]
     keys: dict[int, bytes]
     """Change keys of single opportunities (chunk 1 only), for parking stale ones."""
+    names: dict[int, bytes] = field(default_factory=dict, compare=False)
+    """What the names each single opportunity touches look like in the program (:func:`names_key`)."""
     changed: bool = False
     position: int = 0
     texts: dict[int, str] = field(default_factory=dict, compare=False)
@@ -68,9 +76,17 @@ class _Step:
             return None
         return self.level.keys[self.level.remaining[self.start]]
 
+    def names_key(self) -> bytes:
+        return self.level.names.get(self.level.remaining[self.start], b"")
+
+
+#: Which stale single opportunities a greedy search parks: every one (``"stale"``), those whose
+#: names are as they were when they failed (``"unchanged"``: a confirming round), or none.
+Parking = Literal["stale", "unchanged", "never"]
+
 
 def apply_greedily(
-    session: Session, count: int, render: Callable[[frozenset[int]], str], park: bool = True, repeat: bool = True
+    session: Session, count: int, render: Callable[[frozenset[int]], str], park: Parking = "stale", repeat: bool = True
 ) -> frozenset[int]:
     """Apply as many of ``count`` opportunities as the oracle allows; return the applied set.
 
@@ -88,15 +104,24 @@ def apply_greedily(
     ``session.retry_stale``). Later rounds of ``auto`` thus test what changed,
     not the whole program again. Deleting a use far away is what lets a
     definition go, so deletions that park must be confirmed: ``auto`` follows
-    a round that changed nothing with one that parks no deletion
-    (:func:`apply_greedily_without_parking`), and stops only when that one
-    changes nothing too (parking them without it cost stdlib_argparse 5% more tokens).
+    a round that changed nothing with one that parks only the deletions whose
+    names are as they were when they failed (``park="unchanged"``, see
+    :func:`names_key`), and stops only when that one changes nothing too
+    (parking them without it cost stdlib_argparse 5% more tokens).
+    ``park="never"`` tests every single one again (``--exhaustive``).
 
     The sweep of single opportunities repeats while one applies, unless
     ``repeat`` is false: then the search ends after one sweep, for a caller
     that runs the pass again anyway until nothing applies (``auto``'s rounds).
     """
-    parking = park and not session.retry_stale
+    parking: Parking = "never" if session.retry_stale else park
+
+    def is_stale(key: bytes, names: bytes, stale: set[bytes]) -> bool:
+        if key in stale:
+            return True
+        if key not in session.stale:
+            return False
+        return parking == "stale" or session.stale[key] == names
 
     def enter(applied: frozenset[int], parked: frozenset[int], chunk: int, stale: set[bytes]) -> _Level | None:
         remaining = [i for i in range(count) if i not in applied and i not in parked]
@@ -104,16 +129,20 @@ def apply_greedily(
             return None
         chunk = max(1, min(chunk, len(remaining)))
         keys: dict[int, bytes] = {}
+        names: dict[int, bytes] = {}
         texts: dict[int, str] = {}
         if chunk == 1:
             base_text = render(applied)
             texts = {i: render(applied | {i}) for i in remaining}
-            keys = {i: change_key(base_text, texts[i]) for i in remaining}
-            if parking:
-                parked = parked | {i for i in remaining if keys[i] in session.stale or keys[i] in stale}
+            counts = name_counts(base_text)
+            for i in remaining:
+                keys[i], removed = _change(base_text, texts[i])
+                names[i] = names_key(counts, removed)
+            if parking != "never":
+                parked = parked | {i for i in remaining if is_stale(keys[i], names[i], stale)}
                 remaining = [i for i in remaining if i not in parked]
             texts = {i: texts[i] for i in remaining} if len(base_text) * len(remaining) <= _KEPT_TEXT else {}
-        return _Level(applied, parked, chunk, tuple(remaining), keys, texts=texts)
+        return _Level(applied, parked, chunk, tuple(remaining), keys, names, texts=texts)
 
     def next_chunk(level: _Level) -> int:
         """The chunk size a search goes on with when nothing more of ``level`` applies (0: it ends)."""
@@ -176,7 +205,10 @@ def apply_greedily(
             None if session.lookahead is None else partial(_looking_ahead, session.lookahead, render, level.applied),
         )
         tried = steps if found is None else steps[:found]
-        session.stale.update(key for key in (step.stale_key() for step in tried) if key is not None)
+        for step in tried:
+            key = step.stale_key()
+            if key is not None:
+                session.stale[key] = step.names_key()
         session.count_chunks(
             sum(1 for step in steps[: len(tried) + 1] if not step.parked and step.level.chunk > 1),
             found is not None and not steps[found].parked and steps[found].level.chunk > 1,
@@ -200,16 +232,16 @@ def _looking_ahead(
     return lookahead(render(applied))
 
 
-def apply_greedily_without_parking(
+def apply_greedily_confirming(
     session: Session, count: int, render: Callable[[frozenset[int]], str], repeat: bool = True
 ) -> frozenset[int]:
-    """:func:`apply_greedily` testing every single opportunity, stale or not: for deletions
-    and other edits that a change far away makes possible."""
-    return apply_greedily(session, count, render, park=False, repeat=repeat)
+    """:func:`apply_greedily` testing again every stale single opportunity whose names changed
+    since it failed: for deletions and other edits that a change far away makes possible."""
+    return apply_greedily(session, count, render, park="unchanged", repeat=repeat)
 
 
 def sweeping_once(search: Callable[..., frozenset[int]]) -> Search:
-    """``search`` (:func:`apply_greedily` or :func:`apply_greedily_without_parking`) with one
+    """``search`` (:func:`apply_greedily` or :func:`apply_greedily_confirming`) with one
     sweep of single opportunities: for ``auto``'s passes, which its rounds repeat to a fixpoint.
 
     A second sweep within the pass tests every opportunity left again, and
@@ -226,6 +258,11 @@ def change_key(before: str, after: str, context: int = 2) -> bytes:
     Equal keys mean the same local edit in the same surroundings, wherever the
     rest of the program has changed since.
     """
+    return _change(before, after, context)[0]
+
+
+def _change(before: str, after: str, context: int = 2) -> tuple[bytes, str]:
+    """:func:`change_key`, and the text of ``before`` that the change replaces."""
     limit = min(len(before), len(after))
     low, high = 0, limit  # the common prefix's length, by bisection over C-speed slice compares
     while low < high:
@@ -256,6 +293,33 @@ def change_key(before: str, after: str, context: int = 2) -> bytes:
     digest.update(before[start:tail].encode("utf-8", "surrogateescape"))
     digest.update(b"\0")
     digest.update(after[start : end_after + extra].encode("utf-8", "surrogateescape"))
+    return digest.digest(), before[prefix:end_before]
+
+
+_NAME = re.compile(r"[^\W\d]\w*")
+_KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+#: Names used more often than this say nothing about one edit (``self``, ``len``): left out of :func:`names_key`.
+COMMON_NAME = 24
+
+
+def name_counts(text: str) -> Counter[str]:
+    """How often each name occurs in ``text`` (a word count: strings and comments included)."""
+    return Counter(_NAME.findall(text))
+
+
+def names_key(counts: Counter[str], removed: str) -> bytes:
+    """A digest of how often the names in ``removed`` occur in the whole program (``counts``).
+
+    A deletion that failed may apply once a change far away has touched one of
+    its names: its definition's last use gone, its value no longer read. One
+    whose names occur as often as they did when it failed is unlikely to (a
+    confirming round parks it); names used everywhere are left out, or every
+    change would count.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for name in sorted(set(_NAME.findall(removed)) - _KEYWORDS):
+        if counts[name] <= COMMON_NAME:
+            digest.update(f"{name}:{counts[name]};".encode("utf-8", "surrogateescape"))
     return digest.digest()
 
 

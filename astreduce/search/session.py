@@ -150,8 +150,9 @@ class Session:
     require_parse: bool = False
     compiles: Callable[[str], bool] | None = None
     """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
-    stale: set[bytes] = field(default_factory=set)
-    """Keys (:func:`~astreduce.search.greedy.change_key`) of single edits that did not FAIL alone."""
+    stale: dict[bytes, bytes] = field(default_factory=dict)
+    """Keys (:func:`~astreduce.search.greedy.change_key`) of single edits that did not FAIL alone,
+    each with what its names looked like then (:func:`~astreduce.search.greedy.names_key`)."""
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     lookahead: Callable[[str], str | None] | None = None

@@ -43,9 +43,11 @@ Strategies:
   their measured yield: the rounds in between run the ones that pay). A
   round that takes off no token and no identifier (bytes alone do not
   count) is followed by a confirming one that runs every pass and tests
-  every single deletion (and every traced value) again, and the rounds end
-  when that one changes nothing too. The result is 1-minimal with respect
-  to every deletion. Then the text passes
+  again every single deletion (and every traced value) whose names changed
+  since it failed (a use gone far away is what lets a definition go), and
+  the rounds end when that one changes nothing too. With ``--exhaustive``
+  it tests every one of them again, and the result is 1-minimal with
+  respect to every deletion. Then the text passes
   (:mod:`astreduce.search.text_passes`) edit what the tree does not show (a
   trailing comma, a backslash, a run of tokens); if they take tokens off,
   the rounds go on: a fixpoint of both.
@@ -70,7 +72,7 @@ from astreduce.search.greedy import (
     apply_by_dd,
     apply_by_ddmin,
     apply_greedily,
-    apply_greedily_without_parking,
+    apply_greedily_confirming,
     sweeping_once,
 )
 from astreduce.search.session import Session
@@ -247,7 +249,7 @@ class Plan:
     last_parsed: tuple[str, Tree | None] | None = None
     """The last text parsed and its tree (trees are never changed by passes)."""
     confirming: bool = False
-    """``auto``'s current round tests every single deletion again, stale or not (see :func:`run_auto`)."""
+    """``auto``'s current round tests again every stale single deletion whose names changed (see :func:`run_auto`)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
     """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
     dormant: set[str] = field(default_factory=set)
@@ -311,12 +313,12 @@ def _statement_level(tree: Tree, node_id: int) -> int:
 _CASCADING_PHASES = frozenset({"delete", "definitions"})
 #: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
 _REPLACING = sweeping_once(apply_greedily)
-_CONFIRMING = sweeping_once(apply_greedily_without_parking)
+_CONFIRMING = sweeping_once(apply_greedily_confirming)
 
 
 def _deleting(plan: Plan) -> Search:
     """The search of a deletion pass: it parks stale singles like any other pass, except in a
-    confirming round (see :func:`run_auto`), which tests every one of them again."""
+    confirming round (see :func:`run_auto`), which tests again those whose names changed."""
     return _CONFIRMING if plan.confirming else _REPLACING
 
 
