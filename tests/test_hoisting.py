@@ -37,7 +37,9 @@ from astreduce.oracles import Finished, Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.fstrings import token_count
+from astreduce.source.render import NodeReducer
 from astreduce.source.tree import parse
+from astreduce.transforms.hoisting import StatementToExpression
 
 DATA = Path(__file__).parent / "data" / "transforms"
 NEEDLE = "needle"
@@ -292,3 +294,15 @@ def test_fstring_tokens_count_as_312_counts_them(literal: str) -> None:
     assert token_count(literal) == int(out.stdout)
     assert measure(literal).tokens == int(out.stdout)
     assert re.fullmatch(r"\d+", out.stdout.strip())
+
+
+def test_a_statement_gives_what_it_reads_before_what_it_binds() -> None:
+    """``args = rows[1:]`` → ``rows[1:]`` first: ``args`` hoisted would read a name the statement
+    no longer binds (a NameError, or another binding of it: on stdlib_argparse an outer ``args``)."""
+    for text, first in (("args = rows[1:]\n", "rows[1:]"), ("total += value\n", "value"), ("for item in items:\n    pass\n", "items")):
+        tree = parse(text)
+        proposals = [o for o in StatementToExpression().opportunities(tree) if tree.nodes[o.target].kind != "Module"]
+        ranked = sorted(proposals, key=lambda o: o.rank)
+        rendered = [NodeReducer(tree).render(o.edits).strip() for o in ranked]
+        assert rendered[0] == first, rendered
+        assert len(rendered) == 2  # the target is still offered, second

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from astreduce.source.render import BlockHole, Edit, Hole, Replacement
 from astreduce.source.tree import STATEMENTS, Node, Tree, is_statement
 from astreduce.transforms import Transform
-from astreduce.transforms.expressions import EXPRESSIONS, has_bare_line_break, is_enclosed
+from astreduce.transforms.expressions import EXPRESSIONS, has_bare_line_break, is_enclosed, is_store
 
 #: Blocks worth hoisting, per statement kind, in the order they are proposed.
 _BLOCKS = {
@@ -106,8 +106,11 @@ class StatementToExpression(Transform):
     ``s``, ``P(x=v)`` (a pattern that reads as an expression) or ``v``;
     ``raise A from B`` → ``A`` or ``B``; decorators, ``for`` targets, ``type``
     aliases, type parameters and their bounds (3.12+).
-    Yields: each held expression, the shortest first (``hoist-expression``
-    then reaches the expressions inside it).
+    Yields: each held expression, those it reads before those it binds (a
+    target hoisted reads a name the statement no longer binds: a NameError,
+    or another binding of that name, which changes what the program does),
+    the shortest first (``hoist-expression`` then reaches the expressions
+    inside it).
     Notes: pysource-minimize reaches the bare expression from every position;
     this is that step for statements.
     """
@@ -119,7 +122,7 @@ class StatementToExpression(Transform):
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         held = held_expressions(tree, node.id) + texts_as_expressions(tree, node.id)
         nodes = tree.nodes
-        held.sort(key=lambda i: (nodes[i].end - nodes[i].start, nodes[i].start))  # the smallest first
+        held.sort(key=lambda i: (is_store(tree, i), nodes[i].end - nodes[i].start, nodes[i].start))
         spans = {(node.start, node.end)}  # an expression statement is its expression already
         for expression_id in held:
             expression = tree.nodes[expression_id]
