@@ -40,7 +40,9 @@ Strategies:
   sweeps its single opportunities once, parking the stale ones
   (:func:`~astreduce.search.greedy.apply_greedily`); a replacing pass that
   took nothing off sleeps until the confirming round (passes ordered by
-  their measured yield: the rounds in between run the ones that pay). A
+  their measured yield: the rounds in between run the ones that pay), and
+  a fallback (to-constant's second constant) sleeps until then from the
+  start. A
   round that takes off no token and no identifier (bytes alone do not
   count) is followed by a confirming one that runs every pass and tests
   again every single deletion (and every traced value) whose names changed
@@ -258,6 +260,9 @@ class Plan:
     dormant: set[str] = field(default_factory=set)
     """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
     skipped until a confirming round (see :func:`run_auto`)."""
+    ran: set[str] = field(default_factory=set)
+    """Labels of ``auto``'s replacing passes that have run: a fallback rank
+    (``Transform.fallback_ranks``) sleeps until its first run, in a confirming round."""
 
 
 def _current_tree(session: Session, plan: Plan) -> Tree | None:
@@ -385,7 +390,8 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             if not any(o.rank >= step for o in ranked):
                 phase, step = phase + 1, 0
                 continue
-            if label in plan.dormant and not plan.confirming:
+            fallback = step > 0 and transform.fallback_ranks and label not in plan.ran
+            if (label in plan.dormant or fallback) and not plan.confirming:
                 step += 1
                 continue
             proposals = [o for o in ranked if o.rank == step]
@@ -411,6 +417,7 @@ def run_auto(session: Session, plan: Plan) -> None:
     phases += [("ranked", t) for t in plan.transforms if not isinstance(t, TextTransform) and t.name != "delete"]
     plan.confirming = False
     plan.dormant = set()  # a pass's yield on another file (of a tree) says little about this one
+    plan.ran = set()
     for _ in range(plan.rounds):
         plan.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
@@ -435,6 +442,7 @@ def run_auto(session: Session, plan: Plan) -> None:
             finally:
                 session.lookahead = None
             if phases[found.cursor[0]][0] == "ranked":
+                plan.ran.add(found.label)
                 if _progress_key(session) < taken:
                     plan.dormant.discard(found.label)
                 else:

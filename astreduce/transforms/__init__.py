@@ -71,6 +71,10 @@ class Transform:
     far_reaching: ClassVar[bool] = False
     """Whether a proposal that failed may later apply through a change far away (as a deletion
     does once the last use goes): ``auto``'s confirming round then tests each one again."""
+    fallback_ranks: ClassVar[bool] = False
+    """Whether the proposals after the first are a fallback for where the first does not fit
+    (another constant where ``0`` has the wrong type): ``auto`` tries them first in its
+    confirming round, once the other passes are at their fixpoint (see ``Plan.dormant``)."""
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         """Edits for ``node``, most removing first; a ``str`` is literal text."""
