@@ -301,8 +301,7 @@ def test_a_statement_gives_what_it_reads_before_what_it_binds() -> None:
     no longer binds (a NameError, or another binding of it: on stdlib_argparse an outer ``args``)."""
     for text, first in (("args = rows[1:]\n", "rows[1:]"), ("total += value\n", "value"), ("for item in items:\n    pass\n", "items")):
         tree = parse(text)
-        proposals = [o for o in StatementToExpression().opportunities(tree) if tree.nodes[o.target].kind != "Module"]
-        ranked = sorted(proposals, key=lambda o: o.rank)
+        ranked = sorted(StatementToExpression().opportunities(tree), key=lambda o: o.rank)
         rendered = [NodeReducer(tree).render(o.edits).strip() for o in ranked]
         assert rendered[0] == first, rendered
         assert len(rendered) == 2  # the target is still offered, second

@@ -77,7 +77,7 @@ class _Step:
         return self.level.keys[self.level.remaining[self.start]]
 
     def names_key(self) -> bytes:
-        return self.level.names.get(self.level.remaining[self.start], b"")
+        return self.level.names[self.level.remaining[self.start]]
 
 
 #: Which stale single opportunities a greedy search parks: every one (``"stale"``), those whose

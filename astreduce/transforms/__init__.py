@@ -74,7 +74,7 @@ class Transform:
     fallback_ranks: ClassVar[bool] = False
     """Whether the proposals after the first are a fallback for where the first does not fit
     (another constant where ``0`` has the wrong type): ``auto`` tries them first in its
-    confirming round, once the other passes are at their fixpoint (see ``Plan.dormant``)."""
+    confirming round, once the other passes are at their fixpoint (see ``Plan.ran``)."""
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         """Edits for ``node``, most removing first; a ``str`` is literal text."""
