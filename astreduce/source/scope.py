@@ -137,7 +137,7 @@ class Analysis:
         for node in ast.walk(root):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 target = self.resolved.get(id(node))
-                if target is inside or (target is not None and _within(self, target.node, root)):
+                if target is inside or (target is not None and within(self, target.node, root)):
                     continue
                 if self.lookup(at, node.id) is not target:
                     return False
@@ -480,13 +480,36 @@ def _lookup(module: Scope, scope: Scope, name: str) -> Scope | None:
     return None
 
 
-def _within(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
+def within(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
     current: ast.AST | None = node
     while current is not None:
         if current is root:
             return True
         current = a.parent(current)
     return False
+
+
+def member_names(statement: ast.stmt) -> set[str]:
+    """Names a class-body statement defines."""
+    if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+        return {statement.name}
+    targets: list[ast.AST] = []
+    if isinstance(statement, ast.Assign):
+        targets = list(statement.targets)
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def is_super_call(node: ast.AST) -> bool:
+    """``super()``, the zero-argument form."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
 
 
 def is_dunder(name: str) -> bool:

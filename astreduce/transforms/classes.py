@@ -6,9 +6,10 @@ import ast
 from collections.abc import Iterator
 
 from astreduce.source.render import DROP, BlockHole, Edit, Hole, Part, Replacement, Slice
-from astreduce.source.scope import FUNCTIONS, Analysis, is_dunder, shrinks
+from astreduce.source.scope import FUNCTIONS, Analysis, is_dunder, is_super_call, member_names, shrinks
 from astreduce.transforms import Opportunity, ScopeTransform
 from astreduce.transforms.definitions import closing_parenthesis
+from astreduce.transforms.inlining import Site, inline_statements
 
 
 def _docstring(body: list[ast.stmt]) -> ast.stmt | None:
@@ -22,28 +23,6 @@ def _docstring(body: list[ast.stmt]) -> ast.stmt | None:
     return None
 
 
-def _member_names(statement: ast.stmt) -> set[str]:
-    """Names a class-body statement defines."""
-    if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
-        return {statement.name}
-    targets: list[ast.AST] = []
-    if isinstance(statement, ast.Assign):
-        targets = list(statement.targets)
-    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-        targets = [statement.target]
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-
-def _is_super_call(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "super"
-        and not node.args
-        and not node.keywords
-    )
-
-
 class MergeBase(ScopeTransform[ast.ClassDef]):
     """Merge a base class into its only subclass.
 
@@ -53,9 +32,12 @@ class MergeBase(ScopeTransform[ast.ClassDef]):
     override copied to the top of the subclass; the subclass's reference to
     the base replaced by the base's own bases; other uses of the base's name
     → the subclass's name; ``super().m`` in the subclass → ``self.m`` for a
-    copied ``m``.
-    Notes: not proposed when the subclass calls ``super()`` for a method it
-    overrides (that method would be lost) or uses ``super(...)`` with arguments.
+    copied ``m``; a statement ``super().m(...)`` for a method ``m`` that the
+    subclass overrides → the base's ``m`` inlined there (parameters bound
+    first, as ``inline-call`` does).
+    Notes: not proposed when such a call cannot be inlined (used as a value
+    inside an expression, an early ``return``, another name for ``self``)
+    or the subclass uses ``super(...)`` with arguments.
     """
 
     name = "merge-base"
@@ -95,10 +77,10 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
     # what the subclass overrides, and what it asks of super()
     overridden: set[str] = set()
     for statement in sub.body:
-        overridden |= _member_names(statement)
+        overridden |= member_names(statement)
     base_members: set[str] = set()
     for statement in base.body:
-        base_members |= _member_names(statement)
+        base_members |= member_names(statement)
     edits: dict[int, Edit] = {base_id: DROP}
     for node in ast.walk(sub):
         if (
@@ -108,14 +90,18 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
             and (node.args or node.keywords)
         ):
             return None
-        if isinstance(node, ast.Attribute) and _is_super_call(node.value):
-            if node.attr in overridden and node.attr in base_members:
-                return None
+        if isinstance(node, ast.Attribute) and is_super_call(node.value):
             if node.attr in base_members:
                 method = _enclosing_function(a, node)
                 if method is None or not (method.args.posonlyargs + method.args.args):
                     return None
                 self_name = (method.args.posonlyargs + method.args.args)[0].arg
+                if node.attr in overridden:
+                    inlined = _inline_super_call(a, base, node, self_name)
+                    if inlined is None:
+                        return None
+                    edits.update(inlined)
+                    continue
                 call_id = a.id(node.value)
                 if call_id is None:
                     return None
@@ -154,7 +140,7 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
         statement_id = a.id(statement)
         if statement_id is None:
             return None
-        names = _member_names(statement)
+        names = member_names(statement)
         if (
             statement is _docstring(base.body)
             or isinstance(statement, ast.Pass)
@@ -187,6 +173,27 @@ def _merge(a: Analysis, base: ast.ClassDef) -> dict[int, Edit] | None:
                     Slice(anchor_node.start, anchor_node.end),
                 )
             )
+    return edits
+
+
+def _inline_super_call(
+    a: Analysis, base: ast.ClassDef, attribute: ast.Attribute, self_name: str
+) -> dict[int, Edit] | None:
+    """``super().m(...)`` as a statement → the body of the base's ``m``, which is going away."""
+    call = a.parent(attribute)
+    defined = [s for s in base.body if attribute.attr in member_names(s)]
+    if not (isinstance(call, ast.Call) and call.func is attribute and len(defined) == 1):
+        return None
+    (method,) = defined
+    if not isinstance(method, ast.FunctionDef) or method.decorator_list:
+        return None
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Nonlocal)) for n in a.own_nodes(method)):
+        return None
+    edits = inline_statements(a, Site(method, call, ast.Name(id=self_name, ctx=ast.Load())))
+    if edits is None:
+        return None
+    method_id = a.id(method)
+    edits.pop(method_id, None)  # type: ignore[arg-type]  # the merge drops the overridden member itself
     return edits
 
 

@@ -128,48 +128,64 @@ def _components(
     return None
 
 
-class LoopToBody(ScopeTransform[ast.For]):
-    """Run a ``for`` loop's body once, with the target bound to the first item.
+class LoopToBody(ScopeTransform[ast.For | ast.While]):
+    """Run a loop's body once: a ``for`` with its target bound to the first item.
 
-    Applies to: ``for`` loops without ``break`` or ``continue`` of their own.
-    Yields: the body (then the ``else`` block) in place of the loop, with
-    each read of the target replaced by the first item (``0`` for
+    Applies to: ``for`` loops without ``break`` or ``continue`` of their
+    own; and ``for`` and ``while`` loops whose body ends in a ``break`` and
+    jumps nowhere else (they run their body at most once).
+    Yields: the body (then the ``else`` block, unless the final ``break``
+    skips it) in place of the loop, the final ``break`` dropped, with each
+    read of a ``for`` target replaced by the first item (``0`` for
     ``range(n)``, the first element of a literal, ``it[0]`` otherwise; the
     index and item of ``enumerate``); then the body after an assignment
     ``target = first item``.
-    Notes: a ``while`` loop → its body, and a loop whose target is unused →
-    its body, are ``hoist-block``'s; proposals that would not shrink the
-    program are not made.
+    Notes: a ``while`` loop that does not end in ``break`` → its body, and a
+    loop whose target is unused → its body, are ``hoist-block``'s; proposals
+    that would not shrink the program are not made.
     """
 
     name = "loop-to-body"
     phase = "hoist"
-    node_kinds = frozenset({"For"})
+    node_kinds = frozenset({"For", "While"})
     ranked = True
 
-    def proposals(self, a: Analysis, loop: ast.For) -> Iterator[Opportunity]:
+    def proposals(self, a: Analysis, loop: ast.For | ast.While) -> Iterator[Opportunity]:
         loop_id = _owns_blocks(a, loop, ("body", "orelse"))
-        if loop_id is None or _jumps_out(loop.body):
+        if loop_id is None:
+            return
+        final_break = _final_break(a, loop)
+        if final_break is None and (isinstance(loop, ast.While) or _jumps_out(loop.body)):
             return
         indent = a.tree.indents[loop_id]
         rest: list[Part] = [BlockHole(loop_id, "body")]
-        if loop.orelse:
+        if loop.orelse and final_break is None:
             rest += ["\n" + indent, BlockHole(loop_id, "orelse")]
+        once: dict[int, Edit] = {} if final_break is None else {final_break: DROP}
         variants: list[dict[int, Edit]] = []
-        substituted = _substitute_target(a, loop, rest)
-        if substituted is not None and shrinks(a, substituted):
-            variants.append(substituted)
-        first = _first_item(a, loop.iter)
-        target_id = a.id(loop.target)
-        if first is not None and target_id is not None:
-            parts, _ = first
-            bound: dict[int, Edit] = {
-                loop_id: Replacement((Hole(target_id), " = ", *parts, "\n" + indent, *rest))
-            }
-            if shrinks(a, bound):
-                variants.append(bound)
-        for rank, edits in enumerate(variants):
+        if isinstance(loop, ast.While):
+            variants.append({loop_id: Replacement(tuple(rest)), **once})
+        else:
+            substituted = _substitute_target(a, loop, rest)
+            if substituted is not None:
+                variants.append({**substituted, **once})
+            first = _first_item(a, loop.iter)
+            target_id = a.id(loop.target)
+            if first is not None and target_id is not None:
+                parts, _ = first
+                variants.append(
+                    {loop_id: Replacement((Hole(target_id), " = ", *parts, "\n" + indent, *rest)), **once}
+                )
+        for rank, edits in enumerate(e for e in variants if shrinks(a, e)):
             yield Opportunity(self.name, loop_id, edits, rank)
+
+
+def _final_break(a: Analysis, loop: ast.For | ast.While) -> int | None:
+    """The id of the ``break`` that ends the loop's body, when nothing before it jumps."""
+    body = loop.body
+    if len(body) < 2 or not isinstance(body[-1], ast.Break) or _jumps_out(body[:-1]):
+        return None
+    return a.id(body[-1])
 
 
 def _substitute_target(a: Analysis, loop: ast.For, rest: list[Part]) -> dict[int, Edit] | None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from astreduce.source.render import DROP, Edit
 from astreduce.transforms import Function, FunctionTransform, Opportunity
-from astreduce.source.scope import Analysis, is_dunder
+from astreduce.source.scope import FUNCTIONS, Analysis, is_dunder, is_super_call, member_names, within
 
 #: Decorators that keep a function's signature (anything else may call it differently).
 _KEEPS_SIGNATURE = re.compile(
@@ -211,26 +211,139 @@ def _own_hierarchy(a: Analysis, cls: ast.ClassDef) -> bool:
 
 
 def _constructor_sites(a: Analysis, cls: ast.ClassDef) -> list[tuple[ast.Call, int]] | None:
-    scope = a.scope(cls)
-    if a.bindings_of(scope, cls.name) != [cls]:
+    """Every call that runs ``cls.__init__``, with one implicit argument (``self``) each.
+
+    Those are constructions of ``cls`` and of its subclasses that inherit its
+    ``__init__``, ``super().__init__(...)`` in the subclasses whose next
+    ``__init__`` it is, and ``Cls.__init__(self, ...)`` (no implicit
+    argument). ``None`` when some other use may construct it.
+    """
+    inheritors = _inheritors(a, cls)
+    if inheritors is None:
         return None
-    if any(isinstance(s, ast.FunctionDef) and s.name == "__new__" for s in cls.body):
-        return None
-    for attribute in a.attributes.get("__init__", ()):
-        inside = a.parent(attribute)
-        while inside is not None and inside is not cls:
-            inside = a.parent(inside)
-        if inside is None:
-            return None  # ``x.__init__`` outside the class may reach this one
     sites: list[tuple[ast.Call, int]] = []
-    for use in a.uses_of(scope, cls.name):
-        call = a.parent(use)
-        if isinstance(call, ast.Attribute) and call.attr != "__init__":
-            continue  # ``Cls.other``: does not construct
-        if not (isinstance(call, ast.Call) and call.func is use):
-            return None  # a subclass, isinstance, a factory: calls the file cannot see
+    for klass in inheritors:
+        for use in a.uses_of(a.scope(klass), klass.name):
+            call = a.parent(use)
+            if isinstance(call, ast.ClassDef) and use in call.bases:
+                continue  # a subclass: ``_inheritors`` followed it
+            if isinstance(call, ast.Attribute):
+                continue  # ``Cls.other`` does not construct; ``Cls.__init__`` is met below
+            if not (isinstance(call, ast.Call) and call.func is use):
+                return None  # isinstance, a registry, a factory: calls the file cannot see
+            sites.append((call, 1))
+    for attribute in a.attributes.get("__init__", ()):
+        call = a.parent(attribute)
+        if is_super_call(attribute.value):
+            caller = _class_of_method(a, attribute)
+            if caller is None:
+                return None
+            target = _next_init(a, caller.bases)
+            if target is _UNKNOWN:
+                return None
+            if target is not cls:
+                continue  # another class's ``__init__``
+        elif (named := _file_class(a, attribute.value)) is not None:
+            target = named if _defines(named, "__init__") else _next_init(a, named.bases)
+            if target is _UNKNOWN:
+                return None
+            if target is not cls:
+                continue
+            if not (isinstance(call, ast.Call) and call.func is attribute):
+                return None
+            sites.append((call, 0))  # ``Cls.__init__(self, ...)``: self is explicit
+            continue
+        elif within(a, attribute, cls):
+            continue  # ``x.__init__`` written in the class itself
+        else:
+            return None  # ``x.__init__`` elsewhere may reach this one
+        if not (isinstance(call, ast.Call) and call.func is attribute):
+            return None
         sites.append((call, 1))
     return sites
+
+
+#: ``_next_init``'s answer when the class whose ``__init__`` runs cannot be told.
+_UNKNOWN = ast.ClassDef(name="<unknown>", bases=[], keywords=[], body=[], decorator_list=[])
+
+
+def _inheritors(a: Analysis, cls: ast.ClassDef) -> list[ast.ClassDef] | None:
+    """``cls`` and its subclasses (at any depth) that run ``cls.__init__`` when constructed.
+
+    ``None`` when a class among them may construct differently: bound more
+    than once, decorated, with ``__new__``, or derived from with other bases
+    or keywords besides.
+    """
+    found: list[ast.ClassDef] = []
+    pending = [cls]
+    while pending:
+        klass = pending.pop()
+        scope = a.scope(klass)
+        if a.bindings_of(scope, klass.name) != [klass] or klass in found:
+            return None
+        if any(isinstance(s, ast.FunctionDef) and s.name == "__new__" for s in klass.body):
+            return None
+        if klass is not cls and klass.decorator_list:
+            return None
+        found.append(klass)
+        for use in a.uses_of(scope, klass.name):
+            sub = a.parent(use)
+            if not (isinstance(sub, ast.ClassDef) and use in sub.bases):
+                continue
+            if len(sub.bases) != 1 or sub.keywords:
+                return None  # the MRO (or a metaclass) decides whose ``__init__`` runs
+            if not _defines(sub, "__init__"):
+                pending.append(sub)
+    return found
+
+
+def _next_init(a: Analysis, bases: list[ast.expr]) -> ast.ClassDef | None:
+    """The class of the file whose ``__init__`` a class with these bases inherits.
+
+    ``None`` when it comes from outside the file (``object``, a library
+    class), ``_UNKNOWN`` when the file's classes take part in a multiple
+    inheritance the search does not follow.
+    """
+    for _ in range(100):  # a bound on the depth of a hierarchy
+        owners = [_file_class(a, base) for base in bases]
+        if not any(owners):
+            return None
+        if len(bases) != 1:
+            return _UNKNOWN
+        (owner,) = owners
+        assert owner is not None
+        if _defines(owner, "__init__"):
+            return owner
+        bases = owner.bases
+    return _UNKNOWN
+
+
+def _file_class(a: Analysis, base: ast.expr) -> ast.ClassDef | None:
+    """The class of the file that ``base`` names, if it names one and only one."""
+    if not isinstance(base, ast.Name):
+        return None
+    home = a.resolved.get(id(base))
+    if home is None:
+        return None
+    bound = a.bindings_of(home, base.id)
+    if len(bound) == 1 and isinstance(bound[0], ast.ClassDef):
+        return bound[0]
+    return None
+
+
+def _defines(cls: ast.ClassDef, name: str) -> bool:
+    return any(name in member_names(statement) for statement in cls.body)
+
+
+def _class_of_method(a: Analysis, node: ast.AST) -> ast.ClassDef | None:
+    """The class whose method (directly in its body) holds ``node``; ``super()`` works there."""
+    current = a.parent(node)
+    while current is not None and not isinstance(current, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
+        current = a.parent(current)
+    if not isinstance(current, FUNCTIONS):
+        return None
+    owner = a.parent(current)
+    return owner if isinstance(owner, ast.ClassDef) else None
 
 
 def _arguments_for(
