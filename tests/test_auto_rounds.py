@@ -9,7 +9,7 @@ from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
-from astreduce.search.session import Session, syntax_tree_key
+from astreduce.search.session import Session, code_key
 from astreduce.search.strategies import counts_as_token, tokens_of
 from astreduce.transforms.constants import ValueFromTrace
 from test_hoisting import Contains
@@ -85,22 +85,25 @@ def test_a_confirming_search_tests_again_only_the_deletions_whose_names_changed(
         assert "".join([without_use[0], *without_use[2:]]) not in tested
 
 
-def test_candidates_with_one_syntax_tree_are_tested_once() -> None:
+def test_candidates_with_one_byte_code_are_tested_once() -> None:
     program = "def f(x):\n    return 1 / x\nf(0)\n"
-    twins = ["def f(x):return 1 / x\nf(0)\n", "def f(x):\n    return 1 / x  # the same\n\n\nf(0)\n"]
+    twins = ["def f(x):return 1 / x\nf(0)\n", "def f(x):\n    return (1 / x)  # the same\n\n\nf(0)\n"]
     different = "def f(x):\n    return 1 / x\nf(1)\n"
 
     def fails(text: str) -> bool:
         return "f(0)" in text
 
-    alike = _session(fails, program, alike=syntax_tree_key)
+    alike = _session(fails, program, alike=code_key)
     plain = _session(fails, program)
     for session in (alike, plain):
         for text in [*twins, different]:
             assert session.outcome(text) is (Outcome.PASS if text == different else Outcome.FAIL)
-    assert alike.tests == 1  # the twins have the original's tree
+    assert alike.tests == 1  # the twins have the original's byte code
     assert plain.tests == 3
-    assert syntax_tree_key("def (") is None
+    assert code_key("def (") is None
+    # constants of other types, and other names, are other programs
+    keys = {code_key(t) for t in ("x = 1", "x = 1.0", "x = True", "y = 1", "x = (1,)", "x = -0.0", "x = 0.0")}
+    assert len(keys) == 7
 
 
 PROGRAM = """\

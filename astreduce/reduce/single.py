@@ -35,7 +35,7 @@ from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, ClusterOracle, tests_by_worker
-from astreduce.search.session import Interrupted, ProgressEvent, SearchFigures, Session, syntax_tree_key
+from astreduce.search.session import Interrupted, ProgressEvent, SearchFigures, Session, code_key
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
@@ -379,7 +379,7 @@ def reduce_with(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating,
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=syntax_tree_key if syntax_check_of(judged) is not None and config.strategy in ("auto", "hdd", "flat") else None,
+        alike=code_key if syntax_check_of(judged) is not None and config.strategy in ("auto", "hdd", "flat") else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
