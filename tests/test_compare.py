@@ -362,12 +362,16 @@ def test_cli_writes_table_csv_json_and_plot(
     assert [r["strategy"] for r in data["rows"]] == ["lines", "hdd"]
     expected = by_name(markup_rows)
     for record, row in zip(records, data["rows"]):
-        # the exec oracle and the in-process one judge alike: same tests, same results
+        # the exec oracle and the in-process one judge alike: the same candidates, the same
+        # results; the exec oracle runs fewer of them (a candidate with the byte code of
+        # one already run, such as one with redundant parentheses, is a cache hit there)
         same = expected[record["strategy"]]
-        assert int(record["tests"]) == row["tests"] == same.tests
+        assert int(record["tests"]) == row["tests"] <= same.tests
+        assert row["tests"] + row["cache_hits"] == same.tests + same.cache_hits
         assert int(record["tokens"]) == row["tokens"] == same.tokens
         assert record["verified"] == "True" and row["verified"] is True
-        assert row["output"] == same.text and [tuple(p) for p in row["curve"]] == list(same.curve)
+        assert row["output"] == same.text
+        assert [p[1] for p in row["curve"]] == [p[1] for p in same.curve]
     assert out["png"].read_bytes().startswith(PNG_SIGNATURE)
 
 
