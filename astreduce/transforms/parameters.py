@@ -238,28 +238,20 @@ def _constructor_sites(a: Analysis, cls: ast.ClassDef) -> list[tuple[ast.Call, i
             caller = _class_of_method(a, attribute)
             if caller is None:
                 return None
-            target = _next_init(a, caller.bases)
-            if target is _UNKNOWN:
-                return None
-            if target is not cls:
-                continue  # another class's ``__init__``
+            target, implicit = _next_init(a, caller.bases), 1
         elif (named := _file_class(a, attribute.value)) is not None:
-            target = named if _defines(named, "__init__") else _next_init(a, named.bases)
-            if target is _UNKNOWN:
-                return None
-            if target is not cls:
-                continue
-            if not (isinstance(call, ast.Call) and call.func is attribute):
-                return None
-            sites.append((call, 0))  # ``Cls.__init__(self, ...)``: self is explicit
-            continue
+            target, implicit = _init_owner(a, named), 0  # ``Cls.__init__(self, ...)``: self is explicit
         elif within(a, attribute, cls):
             continue  # ``x.__init__`` written in the class itself
         else:
             return None  # ``x.__init__`` elsewhere may reach this one
+        if target is _UNKNOWN:
+            return None
+        if target is not cls:
+            continue  # another class's ``__init__``
         if not (isinstance(call, ast.Call) and call.func is attribute):
             return None
-        sites.append((call, 1))
+        sites.append((call, implicit))
     return sites
 
 
@@ -316,6 +308,11 @@ def _next_init(a: Analysis, bases: list[ast.expr]) -> ast.ClassDef | None:
             return owner
         bases = owner.bases
     return _UNKNOWN
+
+
+def _init_owner(a: Analysis, cls: ast.ClassDef) -> ast.ClassDef | None:
+    """The class whose ``__init__`` constructing ``cls`` runs (answers as :func:`_next_init`)."""
+    return cls if _defines(cls, "__init__") else _next_init(a, cls.bases)
 
 
 def _file_class(a: Analysis, base: ast.expr) -> ast.ClassDef | None:
