@@ -320,6 +320,7 @@ def run_batch(
     reduction; the report then says ``interrupted``.
     """
     started = time.monotonic()
+    outdir = Path(outdir).resolve()  # here, not on a worker with another working directory
     local = map is None
     mapper: Mapper = map if map is not None else builtins.map
     runs: list[InputRun] = []

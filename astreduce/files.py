@@ -214,7 +214,7 @@ def write_atomically(path: str | Path, data: bytes) -> None:
 # --- trees of files -----------------------------------------------------------------
 
 #: Folders never read from an input directory: caches, version control, environments.
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".venv", ".nox"})
+SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".tox", ".venv", ".nox"})
 SKIPPED_SUFFIXES = (".pyc", ".pyo")
 #: More files than this is most likely a mistake (a home folder, a virtual environment).
 MAX_FILES = 2000

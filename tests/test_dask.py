@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import shutil
 import sys
 import time
 import uuid
@@ -155,12 +156,46 @@ def test_without_distributed_dask_says_what_to_install(tmp_path: Path, monkeypat
     assert result.stderr == "astreduce: --dask needs the distributed package: pip install 'astreduce[dask]'\n"
 
 
-def test_a_directory_is_refused_on_a_cluster(tmp_path: Path) -> None:
-    (tmp_path / "tree").mkdir()
-    (tmp_path / "tree" / "main.py").write_text(CRASH)
-    result = CliRunner().invoke(main, ["reduce", str(tmp_path / "tree"), "--entry", "main.py", "--dask", "tcp://127.0.0.1:1"])
-    assert result.exit_code == 2
-    assert result.stderr == "astreduce: --dask is for a single file, not for a directory or several files\n"
+#: A package whose entry fails through pieces of two of its modules; one module is not needed.
+TREE = {
+    "main.py": "from pkg.rates import rate\nfrom pkg.report import total\n\nassert total([1, 2], rate('EUR')) == 3, 'wrong total'\n",
+    "pkg/__init__.py": "",
+    "pkg/rates.py": "RATES = {'EUR': 1.1, 'USD': 1.0}\n\n\ndef rate(code):\n    return RATES[code]\n",
+    "pkg/report.py": "def total(values, rate):\n    return round(sum(values) * rate, 1)\n\n\ndef header():\n    return 'report'\n",
+    "pkg/unused.py": "VALUE = 42\n",
+}
+
+
+def test_a_tree_reduced_on_the_cluster_is_the_local_result(tmp_path: Path, dask_cluster: str) -> None:
+    for path, text in TREE.items():
+        (tmp_path / "tree" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "tree" / path).write_text(text)
+    reports = {}
+    for name, where in (("dask", ["--dask", dask_cluster]), ("local", ["-j", "2"])):
+        run = astreduce(
+            "reduce", "@tree", "--entry", "main.py", *where, "-o", f"@{name}", "--report", f"@{name}.json", "-q", cwd=tmp_path,
+        )
+        assert run.exit_code == 0, run.stderr
+        reports[name] = json.loads((tmp_path / f"{name}.json").read_text())
+    trees = {name: {p.relative_to(tmp_path / name).as_posix(): p.read_text() for p in (tmp_path / name).rglob("*") if p.is_file()} for name in reports}
+    assert trees["dask"] == trees["local"] and "pkg/unused.py" not in trees["local"]
+    assert reports["dask"]["tests"] == reports["local"]["tests"]
+
+
+def test_a_pytest_node_reduced_on_the_cluster_is_the_local_result(tmp_path: Path, dask_cluster: str) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(Path(__file__).parent / "data" / "pytest_project", project)
+    node = "tests/test_geometry.py::TestPolygonArea::test_square_away_from_the_origin"
+    reports = {}
+    for name, where in (("dask", ["--dask", dask_cluster]), ("local", ["-j", "2"])):
+        run = astreduce(
+            "pytest", node, "--root", "@project", *where, "-o", f"@{name}", "--report", f"@{name}.json", "-q", cwd=tmp_path,
+        )
+        assert run.exit_code == 0, run.stderr
+        reports[name] = json.loads((tmp_path / f"{name}.json").read_text())
+    trees = {name: {p.relative_to(tmp_path / name).as_posix(): p.read_text() for p in (tmp_path / name).rglob("*") if p.is_file()} for name in reports}
+    assert trees["dask"] == trees["local"]
+    assert reports["dask"]["tests"] == reports["local"]["tests"] and reports["dask"]["verified"]
 
 
 def test_a_recipe_carries_settings_not_live_parts() -> None:
@@ -242,15 +277,23 @@ BATCH = {
 }
 
 
-def test_batch_spreads_whole_files_over_the_cluster_with_the_local_buckets(tmp_path: Path, dask_cluster: str) -> None:
-    """The same buckets, the same reduced files, the same report as a run here; the inputs never written."""
+def test_batch_spreads_whole_files_over_the_cluster_with_the_local_buckets(
+    tmp_path: Path, dask_cluster: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same buckets, the same reduced files, the same report as a run here; the inputs never written.
+
+    The paths are relative to the working directory here, which is not the workers' own.
+    """
     inputs = tmp_path / "in"
     inputs.mkdir()
     for name, text in BATCH.items():
         (inputs / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
     reports = {}
     for name, where in (("dask", ["--dask", dask_cluster]), ("local", ["-j", "2"])):
-        run = astreduce("batch", "@in", *where, "-o", f"@{name}", "--report", f"@{name}.json", "--no-format", "-q", cwd=tmp_path)
+        run = CliRunner().invoke(
+            main, ["batch", "in", *where, "-o", name, "--report", f"{name}.json", "--no-format", "-q"], catch_exceptions=False,
+        )
         assert run.exit_code == 0, run.stderr
         reports[name] = json.loads((tmp_path / f"{name}.json").read_text())
     buckets = {name: [(b["signature"], b["files"]) for b in report["buckets"]] for name, report in reports.items()}

@@ -331,7 +331,6 @@ def test_interrupt_writes_the_best_tree_so_far(tmp_path: Path) -> None:
         pytest.param(["src"], "needs --entry FILE", id="no-oracle"),
         pytest.param(["src", "--entry", "main.py", "--append", "file.txt"], "--append cannot be used", id="append"),
         pytest.param(["src", "--entry", "main.py", "--in-place"], "--in-place is for a single file", id="in-place"),
-        pytest.param(["src", "--entry", "main.py", "--resume"], "--resume, --cache-dir and --exhaustive are for a single file", id="resume"),
         pytest.param(["src", "--entry", "main.py", "--report", "src/r.json"], "inside the input directory", id="report-inside-input"),
         pytest.param(["src/main.py", "--entry", "main.py"], "--entry goes with a directory or several files", id="entry-with-one-file"),
     ],
@@ -421,3 +420,42 @@ def test_a_package_reduces_as_far_as_its_single_file_equivalent() -> None:
     assert tree.verified and single.verified
     assert tree.output_size.tokens <= single.output_size.tokens
     assert "8.24" in tree.tree["main.py"]  # the traced value of the yen total, from the imported modules
+
+
+#: A package whose every test sleeps a little (the entry's guard), so that a run lasts long enough to interrupt.
+SLOW_TREE = {
+    "main.py": "import time\nfrom pkg.core import total\nfrom pkg import extra\n\ntime.sleep(0.02)\nassert total([1, 2, 3]) == 6, 'My Test'\n",
+    "pkg/__init__.py": "",
+    "pkg/core.py": "".join(f"def unused_{i}(x):\n    return x * {i}\n\n" for i in range(25))
+    + "def total(values):\n    return sum(values) + len(values) // 3\n",
+    "pkg/extra.py": "".join(f"NAME_{i} = {i}\n" for i in range(20)),
+}
+
+
+def test_a_tree_resumes_after_ctrl_c(tmp_path: Path) -> None:
+    write_tree(tmp_path / "src", SLOW_TREE)
+    cache = tmp_path / "cache"
+
+    def run(name: str, *options: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "astreduce", "reduce", str(tmp_path / "src"), "--entry", "main.py", "-o", str(tmp_path / name),
+             "--no-format", "-q", "-j", "1", "--report", str(tmp_path / f"{name}.json"), *options],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+        )
+
+    started = time.monotonic()
+    assert run("full").wait(600) == 0
+    halfway = (time.monotonic() - started) / 2
+    full = json.loads((tmp_path / "full.json").read_text())
+    first = run("first", "--resume", "--cache-dir", str(cache))
+    time.sleep(halfway)
+    first.send_signal(signal.SIGINT)
+    assert first.wait(120) == 130
+    earlier = json.loads((tmp_path / "first.json").read_text())
+    assert earlier["interrupted"] and 0 < earlier["tests"] < full["tests"]
+    assert run("second", "--resume", "--cache-dir", str(cache)).wait(600) == 0
+    again = json.loads((tmp_path / "second.json").read_text())
+    texts = {name: {p.relative_to(tmp_path / name).as_posix(): p.read_text() for p in (tmp_path / name).rglob("*") if p.is_file()} for name in ("full", "second")}
+    assert texts["second"] == texts["full"]
+    assert again["resumed"] >= 0.9 * earlier["tests"], (again["resumed"], earlier["tests"])
+    assert again["tests"] + again["resumed"] >= 0.9 * full["tests"]

@@ -1,9 +1,11 @@
-"""``astreduce pytest NODEID``: a failing test reduced under pytest itself.
+"""``astreduce pytest NODEID``: a failing test reduced with its project, under pytest itself.
 
 ``tests/data/pytest_project`` is a small package (``shapes``) with ten
-tests, one of them failing through a bug in ``polygon_area``. Every check
-here runs pytest for real: the oracle's forked children, and a plain
-``python -m pytest`` subprocess on the reduced files.
+tests, one of them failing through a bug in ``polygon_area``;
+``corpora/pytest/`` holds projects where a plugin, conftest files and heavy
+imports take part. Every check here runs pytest for real: warm processes
+forked from a configured pytest, plain ``python -m pytest`` processes, and
+the CLI as a subprocess.
 """
 
 from __future__ import annotations
@@ -13,27 +15,35 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+tomllib = pytest.importorskip("tomllib")
+
+from astreduce.errors import UsageError
 from astreduce.measure import measure
 from astreduce.oracles.signature import neutral
 from astreduce.outcome import Outcome
-from astreduce.pytest_node import PytestOracle, split_nodeid, without_other_tests
+from astreduce.pytest_node import PytestOracle, read_project, split_nodeid, without_other_tests
+from astreduce.pytest_node.oracle import deferrable_conftests
 
-PROJECT = Path(__file__).resolve().parent / "data" / "pytest_project"
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE / "data" / "pytest_project"
 NODE = "tests/test_geometry.py::TestPolygonArea::test_square_away_from_the_origin"
+CORPORA = HERE.parent / "corpora" / "pytest"
+CASES = sorted(p.name for p in CORPORA.iterdir() if (p / "case.toml").is_file())
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
-
+PYTHON_312 = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions" / "3.12.1" / "bin" / "python3.12"
 
 #: A wide terminal, so that pytest's short summary keeps the failure's message.
 WIDE = {**os.environ, "COLUMNS": "500"}
 
 
-def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_pytest(folder: Path, *args: str, python: str = sys.executable) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "-rf", *args],
+        [python, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "-rf", *args],
         cwd=folder, capture_output=True, text=True, timeout=300, env=WIDE, check=False,
     )
 
@@ -41,6 +51,10 @@ def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def failure_line(done: subprocess.CompletedProcess[str]) -> str:
     """pytest's short summary line for the failing node: ``FAILED node - Type: message``."""
     return next(line for line in done.stdout.splitlines() if line.startswith("FAILED "))
+
+
+def case(name: str) -> dict[str, object]:
+    return tomllib.loads((CORPORA / name / "case.toml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture()
@@ -79,69 +93,200 @@ def test_other_tests_go_first(test: str, kept: list[str], gone: list[str]) -> No
 def test_node_ids_are_checked() -> None:
     assert split_nodeid("tests/test_x.py::TestA::test_b[1-2]") == ("tests/test_x.py", "TestA::test_b[1-2]")
     for bad in ("tests/test_x.py", "test_b", "tests/test_x.txt::test_b", "tests/test_x.py::"):
-        with pytest.raises(Exception, match="is not a test's node id"):
+        with pytest.raises(UsageError, match="is not a test's node id"):
             split_nodeid(bad)
 
 
-def test_the_oracle_judges_by_node_type_and_message(project: Path) -> None:
-    files = {p: (project / p).read_text(encoding="utf-8") for p in ("tests/test_geometry.py", "shapes/geometry.py")}
-    oracle = PytestOracle(project, NODE, sys.executable)
+def test_the_project_is_the_test_and_what_it_imports(project: Path) -> None:
+    read = read_project(project, NODE)
+    assert read.reduced == {"tests/test_geometry.py", "shapes/__init__.py", "shapes/geometry.py"}
+    assert set(read.tree) == read.reduced | {"pytest.ini"}  # the configuration is only kept or deleted
+    assert "math" in read.imports and "shapes" not in read.imports
+    assert read.python == sys.executable and read.python_origin == "astreduce's own"
+    narrowed = read_project(project, NODE, reduce=["shapes/geometry.py"])
+    assert narrowed.reduced == {"tests/test_geometry.py", "shapes/geometry.py"}
+
+
+def test_imports_are_followed_through_packages_relative_imports_and_conftests(tmp_path: Path) -> None:
+    files = {
+        "conftest.py": "from app.settings import DEBUG\n",
+        "app/__init__.py": "",
+        "app/settings.py": "DEBUG = True\n",
+        "app/core/__init__.py": "from .engine import run\n",
+        "app/core/engine.py": "from ..util import helper\nimport numpy\n",
+        "app/util.py": "def helper(): pass\n",
+        "app/unused.py": "",
+        "tests/test_core.py": "from app.core import run\n\ndef test_run():\n    assert run()\n",
+        "docs/index.md": "# docs\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    read = read_project(tmp_path, "tests/test_core.py::test_run")
+    assert read.reduced == {
+        "tests/test_core.py", "conftest.py", "app/__init__.py", "app/settings.py", "app/core/__init__.py",
+        "app/core/engine.py", "app/util.py",
+    }
+    assert set(read.tree) == set(files)  # the rest may be deleted, never changed
+    assert "numpy" in read.imports
+
+
+def test_the_project_virtual_environment_runs_the_tests(project: Path, tmp_path: Path) -> None:
+    wrapper = project / ".venv" / "bin" / "python"
+    wrapper.parent.mkdir(parents=True)
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+    wrapper.chmod(0o755)
+    (project / ".venv" / "pyvenv.cfg").write_text("home = /nowhere\n")
+    read = read_project(project, NODE)
+    assert (read.python, read.python_origin) == (str(wrapper), "the project's .venv")
+    assert not any(p.startswith(".venv") for p in read.tree)  # never part of the project
+    assert read_project(project, NODE, python=sys.executable).python_origin == "--python"
+
+
+@pytest.fixture()
+def oracle(project: Path) -> Iterator[PytestOracle]:
+    judged = PytestOracle(read_project(project, NODE))
     try:
-        first = oracle.calibrate(files)
-        assert first.outcome is Outcome.FAIL and oracle.target is not None
-        assert oracle.target.nodeid == NODE and oracle.target.when == "call"
-        assert oracle.target.exception == "AssertionError" and oracle.target.message.startswith("assert 5.0 == 4")
-        fixed = files["shapes/geometry.py"].replace("range(len(points) - 1)", "range(len(points))").replace(
-            "points[i + 1]", "points[(i + 1) % len(points)]"
-        )
-        assert oracle.judge({**files, "shapes/geometry.py": fixed}).outcome is Outcome.PASS
-        other = files["shapes/geometry.py"].replace("return abs(total) / 2", "return abs(total) / 3")  # 10/3, not 5.0
-        assert oracle.judge({**files, "shapes/geometry.py": other}).outcome is Outcome.UNRESOLVED
-        broken = files["tests/test_geometry.py"].replace("import math", "import math_that_is_not_there")
-        assert oracle.judge({**files, "tests/test_geometry.py": broken}).outcome is Outcome.UNRESOLVED
+        yield judged
     finally:
-        oracle.close()
-    assert not oracle.template.exists()
+        judged.close()
+
+
+def test_the_oracle_judges_by_node_phase_type_and_message(oracle: PytestOracle) -> None:
+    files = dict(oracle.project.tree)
+    first = oracle.calibrate(files)
+    assert first.outcome is Outcome.FAIL and oracle.target is not None and oracle.warm
+    assert oracle.target.nodeid == NODE and oracle.target.when == "call"
+    assert oracle.target.exception == "AssertionError" and oracle.target.message.startswith("assert 5.0 == 4")
+    fixed = files["shapes/geometry.py"].replace("range(len(points) - 1)", "range(len(points))").replace(
+        "points[i + 1]", "points[(i + 1) % len(points)]"
+    )
+    other = files["shapes/geometry.py"].replace("return abs(total) / 2", "return abs(total) / 3")  # 10/3, not 5.0
+    broken = files["tests/test_geometry.py"].replace("import math", "import math_that_is_not_there")
+    for candidate, outcome in [
+        ({**files, "shapes/geometry.py": fixed}, Outcome.PASS),
+        ({**files, "shapes/geometry.py": other}, Outcome.UNRESOLVED),
+        ({**files, "tests/test_geometry.py": broken}, Outcome.UNRESOLVED),
+        (files, Outcome.FAIL),
+    ]:
+        assert oracle.judge(candidate).outcome is outcome
+        assert oracle.judge_plain(candidate).outcome is outcome
     assert neutral("at 0x7f00aa in /tmp/x", numbers=False) == "at <address> in <tmp>"
 
 
-def test_a_passing_node_is_exit_1_and_a_bad_node_id_exit_2(project: Path, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*ASTREDUCE, "pytest", "tests/test_geometry.py::test_distance", "-o", str(tmp_path / "out")],
-        cwd=project, capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert done.returncode == 1, done.stderr
-    assert done.stderr.strip().splitlines() == [
-        "astreduce: tests/test_geometry.py::test_distance does not fail: it passes under pytest"
+def test_the_oracle_leaves_no_folder_or_process_behind(project: Path) -> None:
+    judged = PytestOracle(read_project(project, NODE), jobs=2)
+    judged.calibrate(dict(judged.project.tree))
+    assert judged.pool is not None
+    zygotes = [z for pool in judged.pool.pools.values() for z in pool]
+    judged.close()
+    assert not judged.private.exists()
+    assert all(not z.folder.exists() and z.process.poll() is not None for z in zygotes)
+
+
+def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
+    """Candidates of a corpora project for which warm and plain runs must agree: FAIL, PASS and UNRESOLVED ones."""
+    settings = case(name)
+    node = str(settings["node"])
+    path, old, new = settings["fix"]  # type: ignore[misc]
+    test_file = node.partition("::")[0]
+    alone = without_other_tests(tree[test_file], node.partition("::")[2])
+    assert alone is not None and old in tree[path]
+    found = [
+        ("original", tree),
+        ("other tests removed", {**tree, test_file: alone}),
+        ("bug fixed", {**tree, path: tree[path].replace(old, new)}),
+        ("module broken", {**tree, path: tree[path] + "\n)\n"}),
+        ("module deleted", {p: t for p, t in tree.items() if p != path}),
     ]
-    done = subprocess.run(
-        [*ASTREDUCE, "pytest", "tests/test_nowhere.py::test_x", "-o", str(tmp_path / "out2")],
-        cwd=project, capture_output=True, text=True, timeout=60, check=False,
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip() == "astreduce: tests/test_nowhere.py: cannot read: No such file"
+    for conftest in (p for p in tree if p.endswith("conftest.py")):
+        found.append((f"{conftest} emptied", {**tree, conftest: ""}))
+    return found
 
 
-@pytest.mark.slow  # a few minutes: every test is a pytest run
-def test_the_reduced_node_fails_the_same_way_in_a_fraction_of_the_tokens(project: Path, tmp_path: Path) -> None:
-    before = {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*.py")}
+@pytest.mark.parametrize("name", CASES)
+def test_warm_runs_end_as_plain_runs(name: str, tmp_path: Path) -> None:
+    shutil.copytree(CORPORA / name / "project", tmp_path / "p")
+    settings = case(name)
+    judged = PytestOracle(read_project(tmp_path / "p", str(settings["node"])), jobs=1)
+    try:
+        judged.calibrate(dict(judged.project.tree))
+        assert judged.warm, judged.notes
+        seen = set()
+        for label, candidate in _mutations(name, dict(judged.project.tree)):
+            warm, plain = judged.judge(candidate), judged.judge_plain(candidate)
+            assert warm.outcome is plain.outcome, label
+            if warm.outcome is Outcome.FAIL:  # the same failure (an UNRESOLVED run may say it another way)
+                assert (warm.run.exception, warm.run.message) == (plain.run.exception, plain.run.message), label
+            seen.add(warm.outcome)
+        assert seen == {Outcome.FAIL, Outcome.PASS, Outcome.UNRESOLVED}
+    finally:
+        judged.close()
+
+
+def test_conftests_without_early_hooks_are_deferred() -> None:
+    tree = {
+        "conftest.py": "def pytest_addoption(parser):\n    parser.addoption('--x')\n",
+        "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef f():\n    return 1\n",
+        "sub/conftest.py": "pytest_plugins = ['x']\n",
+        "other/conftest.py": "def pytest_configure(config):\n    pass\n",
+    }
+    assert sorted(deferrable_conftests(tree)) == ["other/conftest.py", "tests/conftest.py"]
+
+
+def _astreduce(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ASTREDUCE, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+@pytest.mark.parametrize(
+    ("node", "python", "message"),
+    [
+        ("tests/test_geometry.py::test_nope", None, "astreduce: pytest finds no test tests/test_geometry.py::test_nope in {root} (ERROR: not found: tests/test_geometry.py::test_nope"),
+        ("tests/test_geometry.py::test_distance", None, "astreduce: tests/test_geometry.py::test_distance does not fail: it passes under pytest"),
+        ("tests/test_nowhere.py::test_x", None, "astreduce: tests/test_nowhere.py: cannot read: No such file"),
+        ("tests/test_geometry.py", None, "astreduce: 'tests/test_geometry.py' is not a test's node id (FILE.py::TEST, as pytest prints it)"),
+        (NODE, str(PYTHON_312), f"astreduce: pytest is not installed under {PYTHON_312}: install it there, or name another interpreter with --python"),
+    ],
+    ids=["unknown node", "passing node", "missing file", "not a node id", "no pytest"],
+)
+def test_a_node_that_cannot_be_reduced_is_exit_2_in_one_line(
+    project: Path, tmp_path: Path, node: str, python: str | None, message: str
+) -> None:
+    if python is not None and not Path(python).is_file():
+        pytest.skip(f"{python} is not installed")
+    done = _astreduce("pytest", node, "-o", str(tmp_path / "out"), "-q", *(["--python", python] if python else []), cwd=project)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message.format(root=project)), done.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_the_project_is_reduced_with_the_test_and_fails_the_same_way_in_the_output(project: Path, tmp_path: Path) -> None:
+    before = {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*") if p.is_file()}
     original = failure_line(run_pytest(project, NODE))
     out = tmp_path / "out"
-    done = subprocess.run(
-        [*ASTREDUCE, "pytest", NODE, "--reduce", "shapes/geometry.py", "-o", str(out), "--report", str(tmp_path / "r.json"), "-j", "2"],
-        cwd=project, capture_output=True, text=True, timeout=1800, check=False,
-    )
+    cache = ["--resume", "--cache-dir", str(tmp_path / "cache")]
+    done = _astreduce("pytest", NODE, "-o", str(out), "--report", str(tmp_path / "r.json"), "-j", "2", *cache, cwd=project, timeout=1200)
     assert done.returncode == 0, done.stderr
-    assert {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*.py")} == before
+    assert {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert report["verified"] and report["other_tests_removed_at_once"]
-    tokens_before, tokens_after = report["tokens"]
-    assert tokens_after <= tokens_before * 0.4, report
-    # the reduced files, in place of the originals, fail the same way under a plain pytest run
-    for path in ("tests/test_geometry.py", "shapes/geometry.py"):
-        assert measure((out / path).read_text()).tokens < measure(before[path].decode()).tokens
-        shutil.copy(out / path, project / path)
-    again = run_pytest(project, NODE)
-    assert again.returncode == 1
-    assert failure_line(again) == original
-    assert "polygon_area" in (out / "shapes" / "geometry.py").read_text()
+    assert report["verified"] and report["other_tests_removed_at_once"] and report["warm"]
+    assert report["python"] == sys.executable and report["python_origin"] == "astreduce's own"
+    assert report["nodeid"] == NODE and report["failure"].startswith(f"{NODE} (call): AssertionError: assert 5.0 == 4")
+    tested = ("tests/test_geometry.py", "shapes/geometry.py")
+    tokens_before = sum(measure(before[p].decode()).tokens for p in tested)
+    tokens_after = sum(measure(p.read_text()).tokens for p in out.rglob("*.py"))
+    assert tokens_after <= 0.25 * tokens_before, report
+    assert set(report["deleted"]) == {p for p in before if not (out / p).exists()}
+    assert "polygon_area" in "".join(p.read_text() for p in out.rglob("*.py"))
+    # plain pytest, run in the output, fails the same way
+    assert failure_line(run_pytest(out, NODE)) == original
+    assert "deleted: " in done.stderr and f"pytest under {sys.executable} (astreduce's own)" in done.stderr
+    # a second run with the persistent cache tests nothing again and ends with the same project
+    again = _astreduce("pytest", NODE, "-o", str(tmp_path / "again"), "--report", str(tmp_path / "again.json"), *cache, cwd=project)
+    assert again.returncode == 0, again.stderr
+    rerun = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
+    assert rerun["tests"] == 0 and rerun["resumed"] >= report["tests"] - 5
+    assert {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()} == {
+        p.relative_to(tmp_path / "again").as_posix(): p.read_text() for p in (tmp_path / "again").rglob("*") if p.is_file()
+    }

@@ -63,10 +63,15 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         stderr=values.pop("stderr_pattern"),
         stdout=values.pop("stdout_pattern"),
         hang=values.pop("hang"),
-        test=values.pop("test_script"),
+        test=_here(values.pop("test_script")),
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
     )
+
+
+def _here(path: str | None) -> str | None:
+    """An existing file's path made absolute here, so that a cluster's worker finds the same file."""
+    return os.path.abspath(path) if path and os.path.isfile(path) else path
 
 
 def some_oracle_options(names: tuple[str, ...], helps: dict[str, str]) -> Callable[[click.Command], click.Command]:

@@ -1,99 +1,131 @@
-"""``astreduce pytest NODEID [--reduce FILE...] -o OUTDIR``: a failing test, reduced."""
+"""``astreduce pytest NODEID -o OUTDIR``: a failing test in a project, reduced with the project."""
 
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import transforms_from
+from astreduce.cli.options import cluster_from, dask_option, transforms_from
 from astreduce.errors import UsageError
+from astreduce.files import write_tree
 from astreduce.oracles.options import OracleOptions
-from astreduce.pytest_node import PytestResult, read_files, reduce_pytest_node, write_files
+from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.strategies import STRATEGIES
 
 
 @click.command("pytest")
 @click.argument("nodeid")
-@click.option("--reduce", "modules", multiple=True, metavar="FILE", help="Also reduce this module (repeat for several); the test's file is always reduced.")
-@click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the reduced files, at their paths in the project (created; must be empty).")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=".", show_default=True, help="The project's folder: pytest runs NODEID in a copy of it.")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the reduced project (created; must not exist or be empty).")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=".", show_default=True, help="The project's folder: pytest runs NODEID in copies of it.")
+@click.option("--reduce", "modules", multiple=True, metavar="FILE", help="Reduce only the test's file and these files (repeat for several) [default: the test's file, the project's modules it imports, and the conftests on its way].")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How each file is reduced.")
 @click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
-@click.option("--python", metavar="PATH|VERSION", help="The interpreter that runs pytest (it must have pytest) [default: this one].")
+@click.option("--python", metavar="PATH|VERSION", help="The interpreter that runs the project's tests [default: the project's .venv or venv, else this one].")
 @click.option("--timeout", type=float, help="Seconds per test [default: 10x the original run, at least 2].")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Candidates tested at once; the result is the same for every value.")
-@click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the results with black when that still reproduces.")
+@click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky tests).")
+@click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Tests run at once; the result is the same for every value.")
+@click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
+@click.option("--warm/--no-warm", default=True, show_default=True, help="Fork each test from a pytest started and configured once, where a run of the original shows that it ends as a plain run does.")
+@dask_option
+@click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path, **values: Any) -> None:
-    """Reduce the failing test NODEID's file (and each --reduce module) so that it still fails the same way.
+    """Reduce the project around the failing test NODEID so that it still fails the same way.
 
-    Every candidate runs as `python -m pytest NODEID` in a fresh copy of the
-    project, with the reduced files in place of the originals; it is
-    interesting when the same test fails in the same phase with the same
-    exception type and message (numbers and addresses made neutral). First
-    every other test of the file goes at once, then each file is reduced
-    in turn, the others fixed, until nothing changes. The project is never
-    written.
+    The test's file, the project's modules it imports and the conftest files
+    on its way are reduced together as a tree: whole files deleted, modules
+    merged into their only importer, each file reduced to a fixpoint; the
+    project's other files are only kept or deleted. A candidate is
+    interesting when pytest, run on the node in a copy of the project
+    holding it, fails the same test in the same phase with the same
+    exception type and message. Tests fork from a pytest started once
+    (plugins, configuration, conftests and third-party imports loaded) where
+    that ends as a plain run does. OUTDIR is the reduced project: plain
+    pytest run there fails the same way. The project is never written.
+
+    Exit status: 0 reduced and verified by a plain pytest run; 1 the node
+    does not fail the same way every time; 2 bad usage (a node pytest does
+    not find, a node that passes, no pytest under the interpreter); 130
+    interrupted.
     """
-    report_path, quiet, debug = (values.pop(name) for name in ("report_path", "quiet", "debug"))
+    report_path, quiet, debug, warm, dask_address = (
+        values.pop(name) for name in ("report_path", "quiet", "debug", "warm", "dask_address")
+    )
     with errors(debug):
         config = ReduceConfig(
-            options=OracleOptions(python=values.pop("python"), timeout=values.pop("timeout")),
+            options=OracleOptions(timeout=values.pop("timeout"), retries=values.pop("retries")),
             strategy=values.pop("strategy"),
             transforms=transforms_from(values),
             jobs=values.pop("jobs"),
             format=values.pop("format_result"),
+            resume=values.pop("resume"),
+            cache_dir=values.pop("cache_dir"),
         )
         config.check()
+        config.options.check()
         root = root.resolve()
-        nodeid, files = read_files(root, nodeid, list(modules))
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
-        if output.resolve() in {(root / p).resolve() for p in files} or any(
-            output.resolve() in (root / p).resolve().parents for p in files
-        ):
-            raise UsageError(f"{output}: would overwrite a file to reduce; write elsewhere")
-        output.mkdir(parents=True, exist_ok=True)
+        if not output.resolve().parent.is_dir():
+            raise UsageError(f"{output}: the output's folder {output.parent} does not exist")
+        if report_path is not None and not report_path.resolve().parent.is_dir():
+            raise UsageError(f"{report_path}: the report's folder {report_path.parent} does not exist")
+        project = read_project(root, nodeid, list(modules), values.pop("python"), outdir=output)
+        cluster, jobs = cluster_from(dask_address, config.jobs)
+        config = replace(config, cluster=cluster, jobs=jobs)
+        if not quiet:
+            say(f"{project.nodeid}: pytest under {project.python} ({project.python_origin}); "
+                f"{len(project.reduced)} file{'s' if len(project.reduced) != 1 else ''} to reduce, {len(project.tree)} in the project")
         saved: list[int] = []
 
-        def save(tree: dict[str, str]) -> None:
-            write_files(output, tree)
+        def save(files: dict[str, str]) -> None:
+            write_tree(output, files, project.modes)
             saved.append(1)
 
         result, interrupted = run_reduction(
             lambda stop, progress: reduce_pytest_node(
-                root, nodeid, files, config, outdir=output, on_improve=save, on_progress=progress, stop=stop
+                project, config, on_improve=save, on_progress=progress, on_note=say, stop=stop, warm=warm
             ),
             quiet=quiet,
             target=output,
             has_saved=lambda: bool(saved),
-            what="test",
+            what="project",
         )
         save(result.files)
         if report_path is not None:
-            report_path.write_text(json.dumps(result.report(), indent=2) + "\n", encoding="utf-8")
+            report_path.write_text(json.dumps(result.report(str(output)), indent=2) + "\n", encoding="utf-8")
         _print(result, output, quiet)
         exit_after(result.verified, interrupted, output)
 
 
 def _print(result: PytestResult, output: Path, quiet: bool) -> None:
     """The figures on stderr; each reduced file on stdout, under a header."""
-    for note in result.notes:
+    for note in result.tree.notes:
         say(note)
+    tree = result.tree
     if not quiet:
-        ratio = result.output_tokens / result.input_tokens if result.input_tokens else 1.0
+        before, after = tree.input_size, tree.output_size
+        ratio = after.tokens / before.tokens if before.tokens else 1.0
+        deleted = result.deleted()
         say(
-            f"{result.nodeid} -> {output}: {result.input_tokens} -> {result.output_tokens} tokens ({ratio:.1%}), "
-            f"{result.tests} tests, {result.seconds:.1f} s{'' if result.verified else ' (NOT verified)'}; "
-            f"still fails: {result.failure.splitlines()[0]}"
+            f"{result.project.nodeid} -> {output}: {before.files} -> {after.files} files, {before.tokens} -> {after.tokens} tokens "
+            f"({ratio:.1%}), {tree.tests} tests, {tree.seconds:.1f} s{'' if tree.verified else ' (NOT verified)'}; "
+            f"still fails: {result.failure.splitlines()[0] if result.failure else ''}"
         )
-    for path, text in result.files.items():
-        click.echo(f"==> {path} <==")
-        click.echo(text, nl=not text.endswith("\n"))
+        if deleted:
+            say(f"deleted: {', '.join(deleted[:10])}{' ...' if len(deleted) > 10 else ''}")
+    for path in sorted(tree.tree):
+        if path in result.project.reduced:
+            text = tree.tree[path]
+            click.echo(f"==> {path} <==")
+            click.echo(text, nl=not text.endswith("\n"))

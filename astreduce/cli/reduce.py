@@ -85,9 +85,10 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
         else:
             if grammar_path is not None:
                 raise UsageError("--grammar reduces one input file, not a directory or several files")
-            if dask_address is not None:
-                raise UsageError("--dask is for a single file, not for a directory or several files")
-            _reduce_tree(list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet)
+            _reduce_tree(
+                list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
+                dask_address=dask_address,
+            )
 
 
 @dataclass(frozen=True)
@@ -171,12 +172,11 @@ def _reduce_tree(
     in_place: bool,
     report_path: Path | None,
     quiet: bool,
+    dask_address: str | None = None,
 ) -> None:
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
     if in_place:
         raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
-    if config.resume or config.cache_dir is not None or config.exhaustive:
-        raise UsageError("--resume, --cache-dir and --exhaustive are for a single file, not for a directory or several files")
     config.options.check()
     given = read_input(inputs)
     target = output or default_output_dir(inputs)
@@ -185,6 +185,8 @@ def _reduce_tree(
         check_report_path(report_path, given)
     entry_path = resolve_entry(entry, given)
     config.options.check_tree(entry_path, REDUCING)
+    cluster, jobs = cluster_from(dask_address, config.jobs)
+    config = replace(config, cluster=cluster, jobs=jobs)
     saved: list[int] = []
 
     def save(tree: dict[str, str]) -> None:

@@ -114,7 +114,7 @@ class Process:
 
     def __init__(
         self, argv: list[str], workdir: str, timeout: float, limits: Limits, stdin_path: str | None, shell: bool,
-        own_files: frozenset[str] = frozenset(), gated: bool = False,
+        own_files: frozenset[str] = frozenset(), gated: bool = False, env: dict[str, str] | None = None,
     ) -> None:
         self.workdir = workdir
         self.own_files = own_files | {_STDOUT, _STDERR}
@@ -141,7 +141,7 @@ class Process:
                 command = argv if not shell else ["/bin/sh", "-c", argv[0]]
                 self.popen = subprocess.Popen(
                     [*launcher, "/bin/sh", "-c", _GATE, "sh", stdin_path or "", *command],
-                    cwd=workdir, stdin=subprocess.PIPE, stdout=out, stderr=err, start_new_session=True,
+                    cwd=workdir, stdin=subprocess.PIPE, stdout=out, stderr=err, start_new_session=True, env=env,
                 )
             limits.apply(self.popen.pid)
             cap.join(self.popen.pid)
@@ -153,7 +153,7 @@ class Process:
                 # while the launcher is still starting, before the command can start anything
                 self.popen = subprocess.Popen(
                     [*launcher, *(argv if not shell else ["/bin/sh", "-c", argv[0]])],
-                    cwd=workdir, stdin=inp, stdout=out, stderr=err, start_new_session=True,
+                    cwd=workdir, stdin=inp, stdout=out, stderr=err, start_new_session=True, env=env,
                 )
                 limits.apply(self.popen.pid)
                 cap.join(self.popen.pid)
@@ -167,6 +167,7 @@ class Process:
                     stderr=err,
                     start_new_session=True,
                     preexec_fn=prepare,
+                    env=env,
                 )
         self.result = None
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from astreduce.errors import InputNotCompilingError, NotReproducibleError, UsageError
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
@@ -183,10 +183,10 @@ ISOLATING = Wording(
 )
 
 
-class RetryingOracle:
-    """FAIL only when the inner oracle says FAIL ``retries`` times in a row."""
+class RetryingOracle(Generic[T]):
+    """FAIL only when the inner oracle says FAIL ``retries`` times in a row (a text's oracle or a tree's)."""
 
-    def __init__(self, inner: Oracle[str], retries: int) -> None:
+    def __init__(self, inner: Oracle[T], retries: int) -> None:
         self.inner = inner
         self.retries = retries
 
@@ -194,23 +194,23 @@ class RetryingOracle:
     def identity(self) -> str:
         return f"{self.inner.identity}|retries={self.retries}"
 
-    def judge(self, text: str) -> Verdict:
-        return self.start(text).wait()
+    def judge(self, candidate: T) -> Verdict:
+        return self.start(candidate).wait()
 
-    def start(self, text: str) -> Pending:
-        return _RetryPending(self, text, self.inner.start(text))
+    def start(self, candidate: T) -> Pending:
+        return _RetryPending(self, candidate, self.inner.start(candidate))
 
-    def calibrate(self, text: str) -> Verdict:
-        return self.inner.calibrate(text)
+    def calibrate(self, candidate: T) -> Verdict:
+        return self.inner.calibrate(candidate)
 
     def close(self) -> None:
         self.inner.close()
 
 
-class _RetryPending:
-    def __init__(self, oracle: RetryingOracle, text: str, first: Pending) -> None:
+class _RetryPending(Generic[T]):
+    def __init__(self, oracle: RetryingOracle[T], candidate: T, first: Pending) -> None:
         self.oracle = oracle
-        self.text = text
+        self.candidate = candidate
         self.first = first
 
     def wait(self) -> Verdict:
@@ -218,7 +218,7 @@ class _RetryPending:
         for _ in range(self.oracle.retries - 1):
             if verdict.outcome is not Outcome.FAIL:
                 break
-            verdict = self.oracle.inner.judge(self.text)
+            verdict = self.oracle.inner.judge(self.candidate)
         return verdict
 
     def cancel(self) -> None:

@@ -129,11 +129,12 @@ class DirectoryOracle:
         options = self.options
         options.check_tree(self.entry, self.wording)
         self.python = resolve_python(options.python)
+        # a calibrated oracle rebuilt from its recipe on a cluster's worker keeps its target and command
         if options.kind == "exec":
             require_worker_python(self.python, options.python)
-            if options.expect:
+            if options.expect and self.target is None:
                 self.target = Target.parse(options.expect, options.match)
-        else:
+        elif self.command is None:
             self.command = options.command_oracle(self.python)
 
     @property

@@ -58,12 +58,14 @@ from astreduce.interpreters import version_of
 from astreduce.oracles.trace import TreeTracer
 from astreduce.reduce.single import ReduceConfig, StopRequest, configure_tracing, format_with_black, make_plan, verify_and_format
 from astreduce.reduce.report import passes_report
+from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Interrupted, PassStats, ProgressEvent, SearchFigures, Session
 from astreduce.search.greedy import apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
 from astreduce.source.tree import Tree, is_statement
-from astreduce.files import InputTree, check_output_dir, default_output_dir, read_input, write_tree
+from astreduce.files import FileTree, InputTree, check_output_dir, default_output_dir, read_input, write_tree
+from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
@@ -151,6 +153,8 @@ class TreeResult(SearchFigures):
     """(module, importer) for every merge, in order."""
     input_size: TreeSize
     output_size: TreeSize
+    resumed: int = 0
+    """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
 
     def files(self) -> list[FileFigures]:
         into = dict(self.merges)
@@ -211,6 +215,7 @@ class TreeResult(SearchFigures):
             "notes": self.notes,
             "speculative": self.speculative,
             "syntax_rejections": self.syntax_rejections,
+            "resumed": self.resumed,
         }
 
 
@@ -249,12 +254,16 @@ class TreeReducer:
     def __init__(
         self,
         original: Mapping[str, str],
-        oracle: TreeOracle,
+        oracle: Oracle[FileTree],
         plan: Plan,
         *,
         strategy: str = "auto",
         jobs: int = 1,
         protected: frozenset[str] = frozenset(),
+        fixed: frozenset[str] = frozenset(),
+        tracer: Callable[[str, Mapping[str, str]], TreeTracer | None] | None = None,
+        store: OutcomeStore | None = None,
+        exhaustive: bool = False,
         on_improve: Callable[[dict[str, str]], None] | None = None,
         on_progress: Callable[[ProgressEvent], None] | None = None,
         stop: StopRequest | None = None,
@@ -264,6 +273,13 @@ class TreeReducer:
         self.strategy = strategy
         self.jobs = jobs
         self.protected = protected
+        self.fixed = fixed
+        """Files that are only kept or deleted, never changed (a project's files that the node does not import)."""
+        self.tracer = tracer
+        """How ``value-from-trace`` records a file's values in the tree (``None``: nothing is traced)."""
+        self.store = store
+        """The persistent outcome cache (``--resume``): each session keeps its outcomes in a scoped view of it."""
+        self.exhaustive = exhaustive
         self.on_improve = on_improve
         self.on_progress = on_progress
         self.stop = stop
@@ -275,7 +291,7 @@ class TreeReducer:
         encoded = EncodedTree(oracle)
         self.trees = Session(
             encode_tree(original), encoded.judge, on_improve=self._improved, start=encoded.start, jobs=jobs,
-            on_progress=self._progress_of(None),
+            on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None,
         )
         self.current: Session | None = None
         self.totals = {"tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0}
@@ -298,7 +314,7 @@ class TreeReducer:
     def cache_hits(self) -> int:
         return int(self._count("cache_hits"))
 
-    def _accept(self, tree: dict[str, str]) -> bool:
+    def accept(self, tree: dict[str, str]) -> bool:
         """Make ``tree`` (known to reproduce) the best if it is smaller; True if it was."""
         size = self.sizes.tree(tree)
         if size.key >= self.best_size.key:
@@ -390,7 +406,7 @@ class TreeReducer:
             return encode_tree({p: t for p, t in tree.items() if p not in gone})
 
         applied = apply_greedily(self.trees, len(paths), render)
-        changed = bool(applied) and self._accept(decode_tree(render(applied)))
+        changed = bool(applied) and self.accept(decode_tree(render(applied)))
         self._end(stats)
         return changed
 
@@ -404,10 +420,10 @@ class TreeReducer:
             graph = ImportGraph.of(tree)
             options: list[tuple[str, str, dict[str, str]]] = []
             for path in sorted(tree):
-                if path in self.protected or module_name(path) is None:
+                if path in self.protected or path in self.fixed or module_name(path) is None:
                     continue
                 importers = graph.importers(path)
-                if len(importers) != 1:
+                if len(importers) != 1 or importers & self.fixed:
                     continue
                 (importer,) = importers
                 candidate = merge(tree, path, importer)
@@ -417,7 +433,7 @@ class TreeReducer:
             if found is None:
                 break
             path, importer, candidate = options[found]
-            self._accept(candidate)
+            self.accept(candidate)
             self.merges.append((path, importer))
             merged = True
         self._end(stats)
@@ -429,7 +445,7 @@ class TreeReducer:
         graph = ImportGraph.of(self.best)
         for path in graph.order({p: len(t) for p, t in self.best.items()}):
             self._check_stop()
-            if path not in self.best or (full and self._reduced_in.get(path) == _digest(self.best)):
+            if path not in self.best or path in self.fixed or (full and self._reduced_in.get(path) == _digest(self.best)):
                 continue
             modules = modules_of(self.best)
             before = {r.module for r in references(path, self.best[path], modules)}
@@ -440,19 +456,6 @@ class TreeReducer:
             if before - after:
                 self._delete_files()
 
-    def _tracer(self, path: str) -> TreeTracer | None:
-        """How ``value-from-trace`` records ``path``'s values: the tree's entry runs, the file instrumented.
-
-        As for one file (:meth:`ReduceConfig.tracing`), only under the exec
-        oracle, and only when the run's interpreter reads the file as ours does.
-        """
-        oracle = self.oracle
-        if oracle.options.kind != "exec" or oracle.entry is None or self.plan.foreign_parser:
-            return None
-        if version_of(oracle.python) < (3, 8):
-            return None
-        return TreeTracer(tuple(self.best.items()), oracle.entry, path, python=oracle.python)
-
     def _reduce_file(self, path: str, plan: Plan) -> None:
         """The single-file strategy with ``plan`` on ``path``, the rest of the tree fixed."""
         text = self.best[path]
@@ -461,14 +464,16 @@ class TreeReducer:
         python = is_python(path, text) and plan.parse(text) is not None
         base = self.best
         adapter = FileInTree(self.oracle, base, path)
+        scope = None if self.store is None else self.store.scoped(f"{path}|{_digest({**base, path: ''}).hex()}")
         session = Session(
             text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
-            on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs,
+            on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs, store=scope,
+            retry_stale=self.exhaustive,
         )
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
         self._attach(session)
-        tracer = self._tracer(path) if python else None
+        tracer = self.tracer(path, self.best) if python and self.tracer is not None else None
         configure_tracing(plan.transforms, tracer, enabled=tracer is not None)
         try:
             if python:
@@ -487,18 +492,21 @@ class TreeReducer:
                     PassStats(f"{path}: {stats.name}", stats.tests, stats.seconds, stats.tokens_before + rest, stats.tokens_after + rest)
                 )
         if session.best != text:
-            self._accept({**base, path: session.best})
+            self.accept({**base, path: session.best})
 
     # --- the end ------------------------------------------------------------------
 
-    def finish(self, *, started: float, format: bool, interrupted: bool) -> TreeResult:
-        """Verify the smallest tree saved (a real run, not the cache), format it, measure it."""
+    def finish(
+        self, *, started: float, format: bool, interrupted: bool, judge: Callable[[FileTree], Verdict] | None = None,
+    ) -> TreeResult:
+        """Verify the smallest tree saved (a real run, not the cache; ``judge``, else the oracle's), format it, measure it."""
         def pretty(tree: dict[str, str]) -> dict[str, str]:
-            return {p: (format_with_black(t) or t) if is_python(p, t) else t for p, t in tree.items()}
+            return {p: (format_with_black(t) or t) if is_python(p, t) and p not in self.fixed else t for p, t in tree.items()}
 
+        check = judge if judge is not None else self.oracle.judge
         best, verified, formatted, notes = verify_and_format(
             self.saved,
-            lambda tree: self.oracle.judge(tree).outcome is Outcome.FAIL,
+            lambda tree: check(tree).outcome is Outcome.FAIL,
             pretty if format and not interrupted else None,
         )
         return TreeResult(
@@ -520,6 +528,7 @@ class TreeReducer:
             notes=notes,
             speculative=int(self._count("speculative")),
             syntax_rejections=int(self._count("syntax_rejections")),
+            resumed=self.store.hits if self.store is not None else 0,
         )
 
 
@@ -578,13 +587,18 @@ def reduce_tree_with(
     if entry is not None and entry not in files:
         raise UsageError(f"--entry {entry}: no such file in the input")
     plan, parser = make_plan(config)
-    configure_tracing(plan.transforms, None, enabled=False)  # each file's pass configures its own (TreeReducer._tracer)
+    configure_tracing(plan.transforms, None, enabled=False)  # each file's pass configures its own (TreeReducer.tracer)
+    store = None
+    judged: Oracle[FileTree] | None = None
     try:
         oracle = TreeOracle(options, entry=entry, wording=REDUCING, modes=dict(modes or {}))
         oracle.calibrate(files)
+        judged = oracle if config.cluster is None else config.cluster.adopt(oracle)
+        store = resume_store(config, oracle)
         reducer = TreeReducer(
-            files, oracle, plan, strategy=strategy, jobs=jobs,
+            files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
+            tracer=entry_tracer(oracle, foreign_parser=plan.foreign_parser), store=store, exhaustive=config.exhaustive,
             on_improve=on_improve, on_progress=on_progress, stop=stop,
         )
         if on_improve is not None:
@@ -602,11 +616,38 @@ def reduce_tree_with(
         if result.output_size.tokens == 0 and result.input_size.tokens > 0:
             result.notes.append(options.empty_result_note())
     finally:
+        if judged is not None:
+            judged.close()  # a cluster's copies of the oracle
         if parser is not None:
             parser.close()
+        if store is not None:
+            store.close()
     if interrupted:
         raise ReductionStopped("interrupted", result)
     return result
+
+
+def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore | None:
+    """The persistent outcome cache of ``--resume`` for a tree judged by ``oracle``; ``None`` without it."""
+    if not config.resume:
+        return None
+    return OutcomeStore(config.cache_dir or default_cache_dir(), f"{oracle.identity}|tree")
+
+
+def entry_tracer(oracle: TreeOracle, *, foreign_parser: bool) -> Callable[[str, Mapping[str, str]], TreeTracer | None] | None:
+    """How ``value-from-trace`` records a file's values: the tree's entry runs, the file instrumented.
+
+    As for one file (:meth:`ReduceConfig.tracing`), only under the exec
+    oracle, and only when the run's interpreter reads the file as ours does.
+    """
+    entry = oracle.entry
+    if oracle.options.kind != "exec" or entry is None or foreign_parser or version_of(oracle.python) < (3, 8):
+        return None
+
+    def tracer(path: str, tree: Mapping[str, str]) -> TreeTracer:
+        return TreeTracer(tuple(tree.items()), entry, path, python=oracle.python)
+
+    return tracer
 
 
 def resolve_entry(entry: str | None, given: InputTree) -> str | None:

@@ -9,6 +9,7 @@ identity keeps their outcomes apart.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import sqlite3
@@ -44,7 +45,19 @@ class OutcomeStore:
         self._db.execute("pragma journal_mode=wal")
         self._db.execute("pragma synchronous=normal")
         self._db.execute(_SCHEMA)
-        self.hits = 0
+        self._hits = [0]  # shared with the scoped views
+
+    @property
+    def hits(self) -> int:
+        """Outcomes answered from disk, by this store and its scoped views."""
+        return self._hits[0]
+
+    def scoped(self, scope: str) -> OutcomeStore:
+        """A view of the same file for one part of a reduction (one file of a tree, with the rest as it is):
+        its own keys, the same connection and hit count. Closing the store closes its views."""
+        view = copy.copy(self)
+        view.oracle = hashlib.blake2b(self.oracle + scope.encode("utf-8", errors="surrogateescape"), digest_size=20).digest()
+        return view
 
     def get(self, candidate: bytes) -> Outcome | None:
         row = self._db.execute(
@@ -52,7 +65,7 @@ class OutcomeStore:
         ).fetchone()
         if row is None:
             return None
-        self.hits += 1
+        self._hits[0] += 1
         return Outcome(row[0])
 
     def put(self, candidate: bytes, outcome: Outcome) -> None:

@@ -39,7 +39,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from astreduce.errors import UsageError
 from astreduce.oracles import Oracle, Verdict
@@ -56,6 +56,8 @@ _LIVE_FIELDS = frozenset({"tests", "seconds", "workers"})
 
 T = TypeVar("T")
 R = TypeVar("R")
+C = TypeVar("C")
+"""A candidate: a text, or a tree of files."""
 
 
 class ClusterError(UsageError):
@@ -112,6 +114,8 @@ def rebuild(recipe: Recipe) -> Oracle[str]:
 #: Per recipe token, the rebuilt oracles not running a test (one per test running at once).
 _idle: dict[str, list[Oracle[str]]] = {}
 _idle_lock = threading.Lock()
+#: Recipe tokens whose reduction has ended.
+_forgotten: set[str] = set()
 
 
 def _borrow(recipe: Recipe) -> Oracle[str]:
@@ -124,13 +128,18 @@ def _borrow(recipe: Recipe) -> Oracle[str]:
 
 def _give_back(token: str, oracle: Oracle[str]) -> None:
     with _idle_lock:
-        _idle.setdefault(token, []).append(oracle)
+        if token not in _forgotten:
+            _idle.setdefault(token, []).append(oracle)
+            return
+    oracle.close()  # its reduction ended while this test still ran
 
 
 def _forget(token: str) -> int:
-    """Close this worker's idle copies of an oracle (its spare child, its gated processes)."""
+    """Close this worker's idle copies of an oracle (its spare child, its gated processes, its warm pytest);
+    a copy still running a test is closed when the test ends."""
     with _idle_lock:
         ready = _idle.pop(token, [])
+        _forgotten.add(token)
     for oracle in ready:
         oracle.close()
     return len(ready)
@@ -224,7 +233,7 @@ class Cluster:
     def build_oracle(
         self, options: OracleOptions, text: str, *, filename: str, search_path: str = "",
         encode: Callable[[str], bytes] | None = None,
-    ) -> ClusterOracle:
+    ) -> ClusterOracle[str]:
         """The oracle ``options`` describe, calibrated on a worker: tests run on the cluster.
 
         Raises:
@@ -234,8 +243,9 @@ class Cluster:
         recipe = _result(self.submit(calibrate_here, options, text, filename, search_path, encode))
         return ClusterOracle(self, recipe)
 
-    def adopt(self, oracle: object) -> ClusterOracle:
-        """An oracle calibrated here (``reduce_source(oracle=...)``, ``interesting=``), its tests sent to the cluster."""
+    def adopt(self, oracle: Oracle[C]) -> ClusterOracle[C]:
+        """An oracle calibrated here (``reduce_source(oracle=...)``, ``interesting=``, a tree's, a pytest node's),
+        its tests sent to the cluster."""
         if isinstance(oracle, ClusterOracle):
             return oracle
         return ClusterOracle(self, recipe_of(oracle))
@@ -286,7 +296,7 @@ def connect(address: str, timeout: float | None = None) -> Cluster:
     return Cluster(client, address)
 
 
-class ClusterOracle:
+class ClusterOracle(Generic[C]):
     """An oracle whose tests run on the cluster's workers; the :class:`Oracle` contract, so any job can use it.
 
     ``inner`` is a local copy of the calibrated oracle that never runs a
@@ -306,14 +316,14 @@ class ClusterOracle:
     def identity(self) -> str:
         return self.inner.identity
 
-    def calibrate(self, candidate: str) -> Verdict:
+    def calibrate(self, candidate: C) -> Verdict:
         """Calibrated on a worker already (or here, for an adopted oracle): one more run of the original."""
         return self.judge(candidate)
 
-    def judge(self, candidate: str) -> Verdict:
+    def judge(self, candidate: C) -> Verdict:
         return self.start(candidate).wait()
 
-    def start(self, candidate: str) -> ClusterPending:
+    def start(self, candidate: C) -> ClusterPending:
         return ClusterPending(self, self.cluster.submit(run_test, self._shipped, candidate))
 
     def close(self) -> None:
@@ -328,7 +338,7 @@ class ClusterOracle:
 class ClusterPending:
     """A test running on the cluster: ``wait``, ``cancel``, and the scheduler's ``done`` and ``ready_fds``."""
 
-    def __init__(self, oracle: ClusterOracle, future: Any) -> None:
+    def __init__(self, oracle: ClusterOracle[Any], future: Any) -> None:
         self.oracle = oracle
         self.future = future
         future.add_done_callback(oracle.cluster._wake)

@@ -15,6 +15,8 @@ verifies that
 3. with the fault undone (``fix``: one exact text replacement in one file),
    the input is no longer interesting: the failure depends on the fault;
 4. without any one of the ``needed`` modules the input is not interesting;
+   (a case with ``build`` is made at check time from the running interpreter's
+   standard library: ``python BUILD OUTDIR`` writes ``OUTDIR/input/``);
 5. ``expected_min/`` (a hand-minimised tree) is interesting, has at most
    ``max_files`` files and at most ``max_tokens`` tokens, and none of the
    ``unneeded`` files;
@@ -34,7 +36,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent
 RUN_TIMEOUT = 120
-KNOWN_KEYS = frozenset({"description", "input", "args", "max_files", "max_tokens", "needed", "unneeded", "fix", "slow"})
+KNOWN_KEYS = frozenset({"description", "input", "build", "args", "max_files", "max_tokens", "needed", "unneeded", "fix", "slow"})
 MIN_MODULES = 5
 MIN_LINES = 1000
 
@@ -67,6 +69,9 @@ class Case:
     unneeded: list[str]
     fix: list[str]
     slow: bool
+    build: str = ""
+    """A script that writes the input tree (``python BUILD OUTDIR`` writes ``OUTDIR/input/``), for a case
+    made from the running interpreter's standard library; otherwise the tree is the folder ``input``."""
 
     @property
     def script(self) -> str:
@@ -96,6 +101,7 @@ def load_cases(root: Path | str = ROOT) -> list[Case]:
                 unneeded=list(data.get("unneeded", [])),
                 fix=list(data["fix"]),
                 slow=bool(data.get("slow", False)),
+                build=str(data.get("build", "")),
             )
         )
     return cases
@@ -114,11 +120,23 @@ def write_tree(folder: Path, tree: dict[str, str]) -> Path:
 
 
 def materialise(case: Case, outdir: Path | str) -> Path:
-    """Copy the input tree to ``outdir/input`` and the oracle script beside it; return the tree."""
+    """Copy (or build) the input tree to ``outdir/input`` and the oracle script beside it; return the tree."""
     outdir = Path(outdir)
-    shutil.copytree(case.folder / case.input, outdir / "input")
+    if case.build:
+        outdir.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(case.folder / case.build), str(outdir)], check=True, timeout=RUN_TIMEOUT)
+    else:
+        shutil.copytree(case.folder / case.input, outdir / "input")
     shutil.copyfile(case.folder / case.script, outdir / case.script)
     return outdir / "input"
+
+
+def original_tree(case: Case) -> dict[str, str]:
+    """The case's input tree, built for the running interpreter when the case has a build script."""
+    if not case.build:
+        return read_tree(case.folder / case.input)
+    with tempfile.TemporaryDirectory(prefix=f"multifile-{case.name}-") as tmp:
+        return read_tree(materialise(case, tmp))
 
 
 def resolve_args(case: Case, outdir: Path | str) -> list[str]:
@@ -144,7 +162,7 @@ def tokens(tree: dict[str, str]) -> int:
 
 def check_case(case: Case) -> list[str]:
     problems: list[str] = []
-    original = read_tree(case.folder / case.input)
+    original = original_tree(case)
     package = {p: t for p, t in original.items() if p.endswith(".py") and not p.startswith("tests/")}
     lines = sum(len(t.splitlines()) for t in package.values())
     if len(package) < MIN_MODULES or lines < MIN_LINES:
@@ -183,7 +201,7 @@ def main(argv: list[str]) -> int:
     failed = 0
     for case in cases:
         problems = check_case(case)
-        original = read_tree(case.folder / case.input)
+        original = original_tree(case)
         minimal = read_tree(case.folder / "expected_min")
         print(
             f"{case.name}: {len(original)} files, {tokens(original)} tokens; expected_min {len(minimal)} files, "

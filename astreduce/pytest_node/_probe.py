@@ -1,0 +1,47 @@
+"""The probe plugin: how each test of a pytest run ended, for astreduce's pytest oracle.
+
+It runs inside the project's pytest, under the project's interpreter, as
+the plugin ``_astreduce_pytest_probe`` (``-p``): standard library only and
+free of annotations, so that any interpreter pytest supports can load it.
+It records every failure of a test (phase, exception type, message) and of
+a collection, and at the end prints them as one JSON line after
+:data:`REPORT_MARK` on standard output (a plain ``python -m pytest`` run)
+or writes them to the file descriptor ``ASTREDUCE_PYTEST_REPORT`` names
+(a run forked from a warm pytest, see ``_zygote.py``).
+"""
+
+import json
+import os
+
+#: The mark of the report line on standard output.
+REPORT_MARK = "@@astreduce-pytest@@"
+
+FAILURES = []
+
+
+def _qualified(kind):
+    name = getattr(kind, "__qualname__", kind.__name__)
+    return name if kind.__module__ == "builtins" else kind.__module__ + "." + name
+
+
+def pytest_runtest_makereport(item, call):
+    if call.excinfo is not None and call.when in ("setup", "call", "teardown"):
+        FAILURES.append({
+            "nodeid": item.nodeid, "when": call.when,
+            "type": _qualified(call.excinfo.type), "message": str(call.excinfo.value),
+        })
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        FAILURES.append({"nodeid": report.nodeid, "when": "collect", "type": "", "message": str(report.longrepr)[-2000:]})
+
+
+def report():
+    """The records, as the line the parent reads."""
+    return REPORT_MARK + json.dumps(FAILURES)
+
+
+def pytest_unconfigure(config):
+    if not os.environ.get("ASTREDUCE_PYTEST_ZYGOTE"):
+        os.write(1, ("\n" + report() + "\n").encode("utf-8", "replace"))

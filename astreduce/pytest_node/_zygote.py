@@ -1,0 +1,371 @@
+"""A warm pytest: configured once, forked for every test (run under the project's interpreter).
+
+``python _zygote.py`` starts in a copy of the project and does once what
+every ``python -m pytest NODE`` run does before it imports the files under
+reduction: it imports pytest and its plugins, parses the arguments and the
+project's configuration, imports the initial ``conftest.py`` files (those
+not under reduction), runs every plugin's ``pytest_configure``, and imports
+the third-party modules the project's files import. Then, for every test,
+it brings its folder to the candidate's files and forks a child, which
+runs the session (collection, the node, the reports) and exits. A test
+costs a fork and a session instead of an interpreter start and all those
+imports: on a project using the hypothesis plugin, 0.8 s of a 1.2 s run.
+
+Conftests under reduction (``defer``) are not in the folder while the
+parent configures: the child imports them, as pytest imports the conftests
+it meets while collecting, before the session starts. They are deferred
+only when they need nothing of the early start (options, plugins, early
+hooks); the parent checks on the original that a warm run ends as a plain
+run does, and runs plain processes otherwise.
+
+The protocol, one JSON object per line: the parent writes the setup on
+standard input and reads ``{"ready": ...}`` (or ``{"error": ...}``) on
+the descriptor that was standard output; then each request
+``{"id", "write": {path: text}, "delete": [path], "timeout"}`` is
+answered with ``{"id", "ending", "exit", "failures", "seconds",
+"dirty"}``, and ``{"cancel": id}`` ends the running test at once. A
+request with ``"learn": true`` also imports here, after its test, the
+modules from outside the project that the test's session imported (a
+plugin that imports its library only for its summary, as hypothesis's
+does, would otherwise cost every test that import), and answers with
+their names (``"modules"``), for the next zygotes to import while starting. The
+tests' own output goes to the setup's ``log`` file, truncated for each
+test. Standard library and pytest only, and no annotations: this file runs
+under any interpreter pytest supports.
+"""
+
+import gc
+import json
+import os
+import select
+import signal
+import sys
+import time
+
+#: Names a deferred conftest must not define: pytest reads them before the session starts.
+EARLY_HOOKS = ("pytest_addoption", "pytest_plugins", "pytest_addhooks", "pytest_load_initial_conftests",
+               "pytest_cmdline_parse", "pytest_cmdline_preparse", "pytest_cmdline_main")
+
+
+class Lines(object):
+    """Lines read from a descriptor without blocking past what select() said is there."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.buffer = b""
+        self.closed = False
+
+    def pending(self):
+        return b"\n" in self.buffer
+
+    def read(self):
+        """Read once (select() said the descriptor is readable); False at the end of the input."""
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.closed = True
+        self.buffer += chunk
+        return bool(chunk)
+
+    def next(self):
+        """The next whole line, or None."""
+        line, sep, rest = self.buffer.partition(b"\n")
+        if not sep:
+            return None
+        self.buffer = rest
+        return line
+
+    def wait_line(self):
+        while not self.pending():
+            if self.closed or not self.read():
+                return None
+        return self.next()
+
+
+def send(out, message):
+    data = (json.dumps(message) + "\n").encode("utf-8", "surrogateescape")
+    while data:
+        data = data[os.write(out, data):]
+
+
+def die_with_parent():
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # not Linux: the process group kill remains
+        pass
+
+
+def apply_files(write, delete):
+    """Bring the folder (the working directory) to the candidate: write these files, delete those."""
+    for path in delete:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    for path, text in write.items():
+        folder = os.path.dirname(path)
+        if folder and not os.path.isdir(folder):
+            os.makedirs(folder)
+        if os.path.islink(path):
+            os.unlink(path)
+        with open(path, "wb") as handle:
+            handle.write(text.encode("utf-8", "surrogateescape"))
+
+
+def folders_state():
+    """Every folder's modification time: a test that creates or deletes a file shows here."""
+    state = {}
+    for folder, _folders, _files in os.walk("."):
+        try:
+            state[folder] = os.stat(folder).st_mtime_ns
+        except OSError:
+            pass
+    return state
+
+
+def project_files(root):
+    """The files under ``root`` that this process has imported (modules), relative, with ``/``."""
+    found = set()
+    prefix = root.rstrip(os.sep) + os.sep
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.abspath(path).startswith(prefix):
+            found.add(os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def preimport(names, root):
+    """Import the modules the project imports from outside its folder; the names imported."""
+    import importlib
+    import importlib.util
+
+    done = []
+    prefix = root.rstrip(os.sep) + os.sep
+    for name in names:
+        if name in sys.modules:
+            continue
+        try:
+            spec = importlib.util.find_spec(name.split(".")[0])
+            origin = getattr(spec, "origin", None) or ""
+            locations = list(getattr(spec, "submodule_search_locations", None) or [])
+            paths = [p for p in [origin] + locations if p and os.path.isabs(p)]
+            if spec is None or any(os.path.abspath(p).startswith(prefix) for p in paths):
+                continue  # the project's own module, or nothing
+            importlib.import_module(name)
+            done.append(name)
+        except BaseException:  # a module that fails to import here fails in the test too, where it counts
+            continue
+    return done
+
+
+def warm_caches():
+    """Fill caches every session would fill again: which file is which module (a failure's
+    traceback looks a frame's module up through every imported module: 20 ms with hypothesis)."""
+    import inspect
+
+    try:
+        inspect.getmodule(compile("", "<astreduce-warm-up>", "exec"))
+    except Exception:  # only a cache
+        pass
+
+
+def limit(limits):
+    import resource
+
+    for name, value in limits.items():
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            soft, hard = resource.getrlimit(which)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(which, (value, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def outside(names, root):
+    """The names of modules that are not the project's own (their files are not under ``root``)."""
+    prefix = root.rstrip(os.sep) + os.sep
+    found = []
+    for name in names:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if name == "__main__" or name.startswith("_astreduce_") or module is None:
+            continue
+        if isinstance(path, str) and os.path.abspath(path).startswith(prefix):
+            continue
+        locations = list(getattr(module, "__path__", None) or [])
+        if any(isinstance(p, str) and os.path.abspath(p).startswith(prefix) for p in locations):
+            continue
+        found.append(name)
+    return found
+
+
+def child(config, probe, request, report_fd, setup):
+    """In the forked child: run the session for the node and write the probe's records; never returns."""
+    result = {"ending": "crash"}
+    before = set(sys.modules)
+    try:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        die_with_parent()
+        try:
+            os.ftruncate(1, 0)
+        except OSError:
+            pass
+        limit(setup.get("limits", {}))
+        sys.dont_write_bytecode = True
+        os.environ["ASTREDUCE_PYTEST_ZYGOTE"] = "1"
+        if setup.get("defer"):
+            config.pluginmanager._dirpath2confmods.clear()
+            config.pytest_load_initial_conftests(early_config=config)
+        config._do_configure = lambda: None  # configured in the parent already
+        try:
+            status = config.hook.pytest_cmdline_main(config=config)
+        finally:
+            config._ensure_unconfigure()
+        result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES)}
+        if request.get("learn"):
+            result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
+    except BaseException as error:  # pytest's own machinery failed (a usage error, a conftest that fails)
+        result = {"ending": "error", "detail": "%s: %s" % (type(error).__name__, str(error)[:2000])}
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        try:
+            send(report_fd, result)
+        finally:
+            os._exit(0)
+
+
+def run_one(config, probe, request, setup, requests, out):
+    """One test: the folder brought to the candidate, a child forked, its result (or its end) awaited."""
+    apply_files(request.get("write", {}), request.get("delete", []))
+    before = folders_state()
+    started = time.time()
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        child(config, probe, request, write_fd, setup)
+    os.close(write_fd)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    deadline = started + float(request.get("timeout", 600.0))
+    data = b""
+    answer = None
+    while answer is None:
+        waiting = [read_fd] + ([] if requests.closed else [requests.fd])
+        left = deadline - time.time()
+        ready = select.select(waiting, [], [], max(0.0, left))[0] if left > 0 else []
+        if read_fd in ready:
+            chunk = os.read(read_fd, 1 << 20)
+            data += chunk
+            if not chunk:
+                try:
+                    answer = json.loads(data.decode("utf-8", "surrogateescape")) if data else {"ending": "crash"}
+                except ValueError:
+                    answer = {"ending": "crash"}
+        elif requests.fd in ready:
+            if not requests.read():
+                answer = {"ending": "cancelled"}
+            while answer is None and requests.pending():
+                line = requests.next()
+                try:
+                    message = json.loads(line.decode("utf-8"))
+                except ValueError:
+                    continue
+                if message.get("cancel") == request.get("id"):
+                    answer = {"ending": "cancelled"}
+        elif not ready:
+            answer = {"ending": "timeout", "detail": "ran over %g s" % float(request.get("timeout", 600.0))}
+    os.close(read_fd)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # what the test left running
+    except OSError:
+        pass
+    _, status = os.waitpid(pid, 0)
+    if answer.get("ending") == "crash":
+        if os.WIFSIGNALED(status):
+            answer["detail"] = "killed by %s" % signal.Signals(os.WTERMSIG(status)).name
+        else:
+            answer["detail"] = "exited with status %d without a report" % os.WEXITSTATUS(status)
+    answer["id"] = request.get("id")
+    answer["seconds"] = time.time() - started
+    answer["dirty"] = folders_state() != before
+    if answer.get("modules"):
+        # what the session imported lazily (a plugin's summary importing hypothesis): once, here
+        answer["modules"] = preimport(answer["modules"], os.getcwd())
+        warm_caches()
+    send(out, answer)
+
+
+def main():
+    out = os.dup(1)
+    requests = Lines(os.dup(0))  # pytest's capture puts /dev/null on 0 (and files on 1 and 2) while it runs
+    line = requests.wait_line()
+    if line is None:
+        return
+    setup = json.loads(line.decode("utf-8"))
+    log = os.open(setup["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    root = os.getcwd()
+    sys.path[0:1] = [root]  # as ``python -m pytest`` in the project's folder: not this file's folder
+    sys.path[1:1] = setup.get("path", [])
+    die_with_parent()
+    try:
+        import pytest
+        from _pytest.config import _prepareconfig
+    except BaseException as error:
+        send(out, {"error": "pytest", "detail": "%s: %s" % (type(error).__name__, error)})
+        return
+    os.environ["PYTEST_VERSION"] = pytest.__version__
+    try:
+        config = _prepareconfig(list(setup["args"]))
+        config._do_configure()
+    except BaseException as error:  # a conftest or a plugin that fails, a usage error: plain runs say it
+        send(out, {"error": "configure", "detail": "%s: %s" % (type(error).__name__, str(error)[:2000])})
+        return
+    probe = sys.modules.get("_astreduce_pytest_probe")
+    if probe is None:
+        send(out, {"error": "configure", "detail": "the probe plugin did not load"})
+        return
+    imported = preimport(setup.get("preimport", []), root)
+    warm_caches()
+    inputs = set(project_files(root))
+    inipath = getattr(config, "inipath", None)
+    if inipath is not None and str(inipath).startswith(root + os.sep):
+        inputs.add(os.path.relpath(str(inipath), root).replace(os.sep, "/"))
+    send(out, {
+        "ready": True, "pytest": pytest.__version__, "python": sys.executable,
+        "inputs": sorted(inputs), "preimported": len(imported),
+    })
+    if hasattr(gc, "freeze"):
+        gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
+    while True:
+        line = requests.wait_line()
+        if line is None:
+            return
+        try:
+            request = json.loads(line.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            continue
+        if "cancel" in request:
+            continue  # for a test that ended already
+        run_one(config, probe, request, setup, requests, out)
+
+
+if __name__ == "__main__":
+    main()
