@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import shutil
 import sys
 import time
 import uuid
@@ -182,10 +181,23 @@ def test_a_tree_reduced_on_the_cluster_is_the_local_result(tmp_path: Path, dask_
     assert reports["dask"]["tests"] == reports["local"]["tests"]
 
 
+#: A project with one failing test: the module's bug and a helper it does not need.
+PYTEST_PROJECT = {
+    "calc/__init__.py": "",
+    "calc/ops.py": "def mean(values):\n    return sum(values) / (len(values) + 1)\n\n\ndef spread(values):\n    return max(values) - min(values)\n",
+    "tests/test_ops.py": (
+        "from calc.ops import mean, spread\n\n\ndef test_mean():\n    assert mean([2, 4]) == 3\n\n\n"
+        "def test_spread():\n    assert spread([2, 4]) == 2\n"
+    ),
+}
+
+
 def test_a_pytest_node_reduced_on_the_cluster_is_the_local_result(tmp_path: Path, dask_cluster: str) -> None:
     project = tmp_path / "project"
-    shutil.copytree(Path(__file__).parent / "data" / "pytest_project", project)
-    node = "tests/test_geometry.py::TestPolygonArea::test_square_away_from_the_origin"
+    for path, text in PYTEST_PROJECT.items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text)
+    node = "tests/test_ops.py::test_mean"
     reports = {}
     for name, where in (("dask", ["--dask", dask_cluster]), ("local", ["-j", "2"])):
         run = astreduce(
