@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,6 +41,7 @@ from astreduce.errors import ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target
 from astreduce.oracles.options import OracleOptions
+from astreduce.reduce.report import write_json as write_report_json
 from astreduce.reduce.single import ReduceConfig, Result, Search, StopRequest, reduce_with
 from astreduce.search.session import PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
@@ -490,8 +490,9 @@ def comparison_dict(
     }
 
 
-def write_json(path: str | Path, data: dict[str, Any]) -> None:
-    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+def write_json(path: str | Path, data: dict[str, Any], options: OracleOptions | None = None) -> None:
+    """The comparison as JSON (:func:`astreduce.reduce.report.write_json`, every command's writer)."""
+    write_report_json(path, data, options)
 
 
 # --- the plot -----------------------------------------------------------------

@@ -197,14 +197,24 @@ def _alive(pid: int) -> bool:
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader ever sees a partial file."""
+    """Replace ``path`` with ``data`` so that no reader ever sees a partial file.
+
+    The file gets the mode a plain ``open(path, "w")`` leaves: an existing
+    file's own (``--in-place`` keeps a script executable), else 0666 less
+    the umask (``mkstemp``'s 0600 would hide a result from its group).
+    """
     target = Path(path)
     _clear_leftovers(target.absolute())
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
     handle, temporary = tempfile.mkstemp(prefix=_temporary_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)  # no fsync: it protects against power loss, not a killed
             # process, and costs more than a test on a busy disk for every improvement
+            os.fchmod(file.fileno(), mode)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -371,6 +381,15 @@ def write_tree(target: Path, tree: Mapping[str, str], modes: Mapping[str, int] |
 
 
 def _umask() -> int:
+    """The process's umask, read where reading it does not change it (``/proc/self/status``): setting it
+    to 0 and back, the portable way, would let another thread create a world-writable file meanwhile."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import stat
 import re
 import signal
 import subprocess
@@ -498,7 +499,8 @@ def early_interrupt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EarlyI
         f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(30)\nraise ValueError('late')\n",
     )
     process = subprocess.Popen(
-        [*ASTREDUCE, "reduce", "sleepy.py", "-q"], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*ASTREDUCE, "reduce", "sleepy.py", "-q", "--allow-write", str(folder)], cwd=folder, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
     )
     try:
         wait_for(pid_file, 20)
@@ -545,3 +547,26 @@ def test_cancelling_a_test_interrupted_while_it_is_reaped(monkeypatch: pytest.Mo
     with pytest.raises(KeyboardInterrupt):
         pending.wait()
     pending.cancel()  # what Session._parallel's cleanup does on the way out
+
+
+def test_results_and_reports_get_the_mode_a_plain_open_gives(tmp_path: Path) -> None:
+    """0666 less the umask for a new file; --in-place keeps the input's own mode (a script stays executable)."""
+    program = "def f(x):\n    return x\n\nassert f(1) == 2, 'My Test'\n"
+    for name, mode in (("plain.py", 0o644), ("script.py", 0o755)):
+        (tmp_path / name).write_text(program)
+        (tmp_path / name).chmod(mode)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*ASTREDUCE, "reduce", *args, "-q", "-j", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+            preexec_fn=lambda: os.umask(0o022), check=False,
+        )
+
+    done = run("plain.py", "-o", "out.py", "--report", "report.json")
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE((tmp_path / "out.py").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "report.json").stat().st_mode) == 0o644
+    done = run("script.py", "--in-place")
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE((tmp_path / "script.py").stat().st_mode) == 0o755
+    assert (tmp_path / "script.py").read_text() != program and (tmp_path / "script.py.orig").read_text() == program

@@ -220,7 +220,8 @@ def test_input_that_the_chosen_python_cannot_compile_is_refused_with_its_place(t
 
 def test_a_declared_syntax_error_is_reduced_under_the_chosen_python(tmp_path: Path) -> None:
     python = _python("3.6")
-    done, output = _reduce(tmp_path, NEWER_SYNTAX, "--python", python, "--expect", "SyntaxError", "--match", "type")
+    # --timeout: a compile error takes a millisecond, so the default (2 s) is all that a loaded machine would have
+    done, output = _reduce(tmp_path, NEWER_SYNTAX, "--python", python, "--expect", "SyntaxError", "--match", "type", "--timeout", "30")
     assert done.returncode == 0, done.stderr
     assert len(output) < len(NEWER_SYNTAX)
     checked = subprocess.run([python, "-c", "import sys; compile(open(sys.argv[1]).read(), 'x', 'exec')", str(tmp_path / "out.py")], capture_output=True, text=True)

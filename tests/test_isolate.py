@@ -903,7 +903,7 @@ def test_sigint_stops_between_two_tests_and_keeps_the_versions_so_far(jobs: int,
     (tmp_path / "new.py").write_text(new, encoding="utf-8")
     check = tmp_path / "check.py"
     check.write_text(SLOW_CHECK.format(marker=str(marker)), encoding="utf-8")
-    args = ["old.py", "new.py", "--append", str(check), "--report", "r.json", "-j", str(jobs)]
+    args = ["old.py", "new.py", "--append", str(check), "--report", "r.json", "-j", str(jobs), "--allow-write", str(tmp_path)]
     process = subprocess.Popen(
         [sys.executable, "-m", "astreduce", "isolate", *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

@@ -59,7 +59,7 @@ def test_flaky_oracle_is_detected_and_reported(tmp_path: Path) -> None:
         "if runs % 2 == 0:\n"
         "    raise ValueError('sometimes')\n"
     )
-    done = _astreduce("reduce", str(program), "-q", "--expect", "ValueError:sometimes")
+    done = _astreduce("reduce", str(program), "-q", "--expect", "ValueError:sometimes", "--allow-write", str(tmp_path))
     assert done.returncode == 1, done.stderr
     assert "reliably" in done.stderr
     assert "FAIL" in done.stderr and "PASS" in done.stderr and "--retries" in done.stderr

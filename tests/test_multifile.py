@@ -293,8 +293,8 @@ def test_interrupt_writes_the_best_tree_so_far(tmp_path: Path) -> None:
         tmp_path / "src",
         {
             # each test that gets this far sleeps 1 s: the search is still running at the interrupt
-            "main.py": "import time\nimport lib\n\ntime.sleep(1)\nlib.fail()\n",
-            "lib.py": lines + "\n\ndef fail():\n    raise KeyError('gone')\n",
+            "main.py": "import lib\n\nlib.fail()\n",
+            "lib.py": "import time\n" + lines + "\n\ndef fail():\n    time.sleep(1)\n    raise KeyError('gone')\n",
             "other.py": lines,
         },
     )
@@ -424,10 +424,10 @@ def test_a_package_reduces_as_far_as_its_single_file_equivalent() -> None:
 
 #: A package whose every test sleeps a little (the entry's guard), so that a run lasts long enough to interrupt.
 SLOW_TREE = {
-    "main.py": "import time\nfrom pkg.core import total\nfrom pkg import extra\n\ntime.sleep(0.02)\nassert total([1, 2, 3]) == 6, 'My Test'\n",
+    "main.py": "from pkg.core import total\nfrom pkg import extra\n\nassert total([1, 2, 3]) == 6, 'My Test'\n",
     "pkg/__init__.py": "",
-    "pkg/core.py": "".join(f"def unused_{i}(x):\n    return x * {i}\n\n" for i in range(25))
-    + "def total(values):\n    return sum(values) + len(values) // 3\n",
+    "pkg/core.py": "import time\n\n" + "".join(f"def unused_{i}(x):\n    return x * {i}\n\n" for i in range(25))
+    + "def total(values):\n    time.sleep(0.05)\n    return sum(values) + len(values) // 3\n",
     "pkg/extra.py": "".join(f"NAME_{i} = {i}\n" for i in range(20)),
 }
 
@@ -443,12 +443,13 @@ def test_a_tree_resumes_after_ctrl_c(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
         )
 
-    started = time.monotonic()
     assert run("full").wait(600) == 0
-    halfway = (time.monotonic() - started) / 2
     full = json.loads((tmp_path / "full.json").read_text())
     first = run("first", "--resume", "--cache-dir", str(cache))
-    time.sleep(halfway)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "first").exists() and time.monotonic() < deadline:  # the search has begun
+        time.sleep(0.05)
+    time.sleep(0.4)  # some of its tests, not all of them: each takes 50 ms or more
     first.send_signal(signal.SIGINT)
     assert first.wait(120) == 130
     earlier = json.loads((tmp_path / "first.json").read_text())

@@ -19,7 +19,7 @@ import pytest
 from astreduce.oracles import Target
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, Limits
 from astreduce.outcome import Outcome
 
 HOSTILE = {
@@ -156,7 +156,7 @@ ESCAPES = {
 @pytest.mark.parametrize("name", sorted(ESCAPES))
 def test_a_grandchild_that_leaves_the_process_group_is_killed_too(name: str, tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
-    oracle = ExecOracle(Target.parse("AssertionError:My Test"), timeout=20.0)
+    oracle = ExecOracle(Target.parse("AssertionError:My Test"), timeout=20.0, limits=Limits(writable=(str(tmp_path),)))
     verdict = oracle.judge(f"PIDFILE = {str(pidfile)!r}\n" + ESCAPES[name])
     assert verdict.outcome is Outcome.FAIL, verdict
     escaped = int(pidfile.read_text())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from astreduce.cli.common import errors, fail, say, stop_on_signals
 from astreduce.cli.options import cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
-from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE
+from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE, write_json
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.session import ProgressEvent
 from astreduce.search.strategies import STRATEGIES
@@ -123,7 +122,7 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         cluster, _ = cluster_from(dask_address, config.jobs)  # whole files go to the workers; each reduction runs -j there
         report = _run(files, config, output, reduce_all=reduce_all, quiet=quiet, map=cluster.map if cluster else None)
         if report_path is not None:
-            report_path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+            write_json(report_path, report.to_json(), config.options)
         _print_summary(report)
         if report.interrupted:
             fail(f"interrupted; every finished bucket is in {output}", EXIT_INTERRUPTED)

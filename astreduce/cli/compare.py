@@ -172,7 +172,7 @@ def compare_command(
         if csv_path is not None:
             write_csv(csv_path, rows)
         if json_path is not None:
-            write_json(json_path, comparison_dict(rows, source.text, str(file), described))
+            write_json(json_path, comparison_dict(rows, source.text, str(file), described), options)
         if plot_path is not None and rows:
             plot_comparison(
                 rows,

@@ -8,7 +8,6 @@ the two versions (``STEM.passing.py``, ``STEM.failing.py``).
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
 from astreduce.cli.options import options_from, oracle_options
+from astreduce.reduce.report import write_json
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
 from astreduce.isolate import (
@@ -122,7 +122,7 @@ def isolate_command(
                 written[which] = str(outputs[which])
         if report_path is not None:
             report = isolation_report(result, str(old), str(new), written)
-            report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            write_json(report_path, report, options)
         if not quiet:
             _summary(result, written)
         click.echo(patch, nl=False)

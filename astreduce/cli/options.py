@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from astreduce.oracles import read_append
+from astreduce.oracles import confine, read_append
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.cluster import Cluster, connect
@@ -17,6 +17,13 @@ from astreduce.search.cluster import Cluster, connect
 F = TypeVar("F", bound=Callable[..., Any])
 
 MATCH_HELP = "How the exception must match: type, message (type and message), or regex:PATTERN on the message."
+
+#: What a candidate may do beyond its own test folder (every command that runs candidates has them).
+CONFINEMENT_OPTIONS: list[Callable[[Any], Any]] = [
+    click.option("--allow-write", "allow_write", multiple=True, type=click.Path(), metavar="PATH", help="Let candidates also write beneath PATH (repeat for several); otherwise they write only in their own test folder."),
+    click.option("--allow-network", is_flag=True, help="Let candidates bind and connect TCP sockets."),
+    click.option("--confine/--no-confine", default=True, show_default=True, help="Run every candidate confined (Landlock): it writes only in its own test folder, opens no TCP connection, signals no process outside its test."),
+]
 
 _OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--expect", metavar="EXC[:MESSAGE]", help="Exec oracle: the target exception; default: whatever the input raises."),
@@ -36,6 +43,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 2]."),
     click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky oracles)."),
     click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Candidates tested at once; the result is the same for every value."),
+    *CONFINEMENT_OPTIONS,
 ]
 
 
@@ -66,7 +74,41 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         test=_here(values.pop("test_script")),
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
+        **confinement_from(values),
     )
+
+
+def confinement(command: F) -> F:
+    """Add ``--allow-write``, ``--allow-network`` and ``--confine/--no-confine`` to a click command."""
+    for option in reversed(CONFINEMENT_OPTIONS):
+        command = option(command)
+    return command
+
+
+def confinement_from(values: dict[str, Any]) -> dict[str, Any]:
+    """Take the confinement options out of a command's keyword arguments, as :class:`OracleOptions` keywords
+    (paths made absolute here, before anything runs elsewhere); warn once when this system cannot confine."""
+    confined = values.pop("confine")
+    if confined:
+        warning = unconfined_warning(confine.abi())  # type: ignore[no-untyped-call]  # free of annotations
+        if warning:
+            click.echo(f"astreduce: warning: {warning}", err=True)
+    return {
+        "confine": confined,
+        "allow_write": tuple(os.path.abspath(p) for p in values.pop("allow_write")),
+        "allow_network": values.pop("allow_network"),
+    }
+
+
+def unconfined_warning(abi: int) -> str:
+    """What a kernel with Landlock ABI ``abi`` leaves unconfined ('' when nothing)."""
+    if abi == 0:
+        return "candidates run unconfined, as you: this system has no Landlock (Linux 5.13 or later); see --no-confine in the README"
+    if abi < 4:
+        return f"candidates may connect to the network: this kernel's Landlock (ABI {abi}) confines TCP from Linux 6.7 (ABI 4) on"
+    if abi < 6:
+        return f"candidates may signal other processes: this kernel's Landlock (ABI {abi}) scopes signals from Linux 6.12 (ABI 6) on"
+    return ""
 
 
 def _here(path: str | None) -> str | None:

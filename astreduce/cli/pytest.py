@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -11,11 +10,12 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import cluster_from, dask_option, transforms_from
+from astreduce.cli.options import cluster_from, confinement, confinement_from, dask_option, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import write_tree
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
+from astreduce.reduce.report import write_json
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.strategies import STRATEGIES
 
@@ -35,6 +35,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("--warm/--no-warm", default=True, show_default=True, help="Fork each test from a pytest started and configured once, where a run of the original shows that it ends as a plain run does.")
 @dask_option
+@confinement
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
@@ -63,7 +64,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
     )
     with errors(debug):
         config = ReduceConfig(
-            options=OracleOptions(timeout=values.pop("timeout"), retries=values.pop("retries")),
+            options=OracleOptions(timeout=values.pop("timeout"), retries=values.pop("retries"), **confinement_from(values)),
             strategy=values.pop("strategy"),
             transforms=transforms_from(values),
             jobs=values.pop("jobs"),
@@ -103,7 +104,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         )
         save(result.files)
         if report_path is not None:
-            report_path.write_text(json.dumps(result.report(str(output)), indent=2) + "\n", encoding="utf-8")
+            write_json(report_path, result.report(str(output)), config.options)
         _print(result, output, quiet)
         exit_after(result.verified, interrupted, output)
 

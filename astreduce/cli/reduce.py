@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import filecmp
-import json
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from astreduce.files import (
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.oracles.options import REDUCING
-from astreduce.reduce.report import write_report
+from astreduce.reduce.report import write_json, write_report
 from astreduce.reduce.single import ReduceConfig, Result, reduce_with
 from astreduce.reduce.tree import TreeResult, reduce_tree_with, resolve_entry
 from astreduce.search.strategies import STRATEGIES
@@ -158,7 +157,7 @@ def _reduce_file(
     )
     save(result.text)
     if report_path is not None:
-        write_report(report_path, result, str(file), str(target))
+        write_report(report_path, result, str(file), str(target), config.options)
     _print_result(result, file, target, quiet)
     exit_after(result.verified, interrupted, target)
 
@@ -205,8 +204,7 @@ def _reduce_tree(
     save(result.tree)
     label = " ".join(str(p) for p in inputs)
     if report_path is not None:
-        text = json.dumps(result.report(label, str(target)), indent=2) + "\n"
-        report_path.write_text(text, encoding="utf-8")
+        write_json(report_path, result.report(label, str(target)), config.options)
     _print_tree_result(result, label, target, quiet)
     exit_after(result.verified, interrupted, target)
 

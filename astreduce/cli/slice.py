@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import some_oracle_options
-from astreduce.files import check_output_path, write_atomically
+from astreduce.cli.options import confinement, confinement_from, some_oracle_options
+from astreduce.reduce.report import write_json
+from astreduce.files import check_output_path
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
 from astreduce.slicing import SliceResult, slice_run
@@ -31,6 +31,7 @@ _HELPS = {
 
 
 @some_oracle_options(_OPTIONS, _HELPS)
+@confinement
 @click.command("slice")
 @click.argument("program", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--stdin", "stdin_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="The program's standard input in every run.")
@@ -71,6 +72,7 @@ def slice_command(
             exit_code=values["exit_code"],
             stderr=values["stderr_pattern"],
             stdout=values["stdout_pattern"],
+            **confinement_from(values),
         )
         for target, what in ((report_path, "report"), (plot_path, "plot")):
             if target is not None:
@@ -85,7 +87,7 @@ def slice_command(
             what="slice",
         )
         if report_path is not None:
-            write_atomically(report_path, (json.dumps(result.report(), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+            write_json(report_path, result.report(), options)
         if plot_path is not None:
             plot_slice(result, plot_path)
         if not quiet:

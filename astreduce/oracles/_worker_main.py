@@ -130,6 +130,31 @@ def run_main(code, path, then=None):
     return {"ending": "ok"}
 
 
+_CONFINE = []
+
+
+def _confine_module():
+    # type: () -> types.ModuleType
+    """``confine.py``, beside this file, loaded once under a private name (a candidate may have a module of that name)."""
+    if not _CONFINE:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            "_astreduce_confine", os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+        )
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _CONFINE.append(module)
+    return _CONFINE[0]
+
+
+def confine(settings, folder):
+    # type: (dict[str, object] | None, str) -> None
+    """Confine this process to ``folder`` as astreduce confines every test; nothing when ``settings`` is None."""
+    if settings is not None:
+        _confine_module().confine(folder, list(settings.get("writable", [])), [], bool(settings.get("network")))
+
+
 def _child(request, workdir, report_fd):
     report = {"ending": "crash"}
     try:
@@ -149,6 +174,7 @@ def _child(request, workdir, report_fd):
         _limit(resource.RLIMIT_AS, request["memory"])
         _limit(resource.RLIMIT_FSIZE, request["fsize"])
         _limit(resource.RLIMIT_NPROC, request["processes"])
+        confine(request.get("confine"), workdir)
         warnings.resetwarnings()
         sys.argv = [path]
         sys.path[0:1] = [request["search_path"] or workdir]
@@ -164,6 +190,7 @@ def _child(request, workdir, report_fd):
 
 def main():
     _die_with_parent()
+    _confine_module()  # loaded here, once, not in every child
     out = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)

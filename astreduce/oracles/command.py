@@ -15,6 +15,7 @@ original's: the same crash, not merely some crash.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
@@ -127,24 +128,27 @@ class Process:
         self.out = Path(workdir) / _STDOUT
         self.err = Path(workdir) / _STDERR
         cap = self.cap
-        launcher = pdeathsig_launcher()
+        # confinement is applied by the process to itself, between fork and exec: no launcher then
+        launcher = pdeathsig_launcher() if not limits.confine else None
 
         def prepare() -> None:  # runs in the child between fork and exec
             die_with_parent()
             cap.join()
             limits.apply()
+            limits.confine_to(workdir)
 
-        self.gated = gated and launcher is not None
+        self.gated = gated and (launcher is not None or limits.confine)
         if self.gated:
-            assert launcher is not None
             with open(self.out, "wb") as out, open(self.err, "wb") as err:
                 command = argv if not shell else ["/bin/sh", "-c", argv[0]]
                 self.popen = subprocess.Popen(
-                    [*launcher, "/bin/sh", "-c", _GATE, "sh", stdin_path or "", *command],
+                    [*(launcher or []), "/bin/sh", "-c", _GATE, "sh", stdin_path or "", *command],
                     cwd=workdir, stdin=subprocess.PIPE, stdout=out, stderr=err, start_new_session=True, env=env,
+                    preexec_fn=None if launcher else prepare,
                 )
-            limits.apply(self.popen.pid)
-            cap.join(self.popen.pid)
+            if launcher:
+                limits.apply(self.popen.pid)
+                cap.join(self.popen.pid)
             self.result: Signature | None = None
             return
         with open(self.out, "wb") as out, open(self.err, "wb") as err, open(stdin_path or os.devnull, "rb") as inp:
@@ -158,17 +162,28 @@ class Process:
                 limits.apply(self.popen.pid)
                 cap.join(self.popen.pid)
             else:
-                self.popen = subprocess.Popen(
-                    argv if not shell else argv[0],
-                    shell=shell,
-                    cwd=workdir,
-                    stdin=inp,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,
-                    preexec_fn=prepare,
-                    env=env,
-                )
+                try:
+                    self.popen = subprocess.Popen(
+                        argv if not shell else argv[0],
+                        shell=shell,
+                        cwd=workdir,
+                        stdin=inp,
+                        stdout=out,
+                        stderr=err,
+                        start_new_session=True,
+                        preexec_fn=prepare,
+                        env=env,
+                    )
+                except OSError as error:
+                    if shell or error.errno not in (errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR):
+                        raise
+                    # the program cannot start: end as a shell would (127 not found, 126 not executable)
+                    found = error.errno == errno.ENOENT
+                    said = f"{argv[0]}: {'command not found' if found else error.strerror}"
+                    self.err.write_text(said + "\n")
+                    self.result = Signature(None, 127 if found else 126, said, stderr=said + "\n")
+                    release_workdir(self.workdir, self.own_files)
+                    return
         self.result = None
 
     def release(self, timeout: float, limits: Limits) -> None:
@@ -454,7 +469,7 @@ class CommandOracle:
     def _prepare_gated(self) -> None:
         """Start the next test's processes ahead, in a thread, while this test runs."""
         if self._gated is None:
-            if pdeathsig_launcher() is None:
+            if pdeathsig_launcher() is None and not self.limits.confine:
                 return
             self._gated = {}
             self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="astreduce-gate")

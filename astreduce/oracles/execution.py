@@ -58,8 +58,10 @@ class Job:
         self.started = time.monotonic()
         self.timeout = timeout
         self.cpu_timeout = cpu_timeout if cpu_timeout is not None and cpu_timeout < timeout else None
-        self.own_files = frozenset()
+        self.own_files: frozenset[str] = frozenset()
         """What the child writes into its folder itself: the folder may serve again when nothing else is left."""
+        self.exit_status: int | None = None
+        """For a script run in the child (``forked_tree``): the status ``python SCRIPT`` would exit with."""
         # with a CPU budget, the first look is when the child could have spent it
         self.deadline = self.started + (self.cpu_timeout if self.cpu_timeout is not None else timeout)
         self._buffer = b""
@@ -130,7 +132,8 @@ class Job:
             # the report is complete: a grandchild that inherited the pipe
             # may keep it open, so do not wait for the end of the file
         seconds = time.monotonic() - self.started
-        self._finish(_decode_report(self._buffer, seconds), eof=not chunk)
+        run, self.exit_status = _decode_report(self._buffer, seconds)
+        self._finish(run, eof=not chunk)
 
     def _finish(self, run: Run, eof: bool = False) -> None:
         if self._run is not None:
@@ -178,10 +181,11 @@ def child_cpu_seconds(pid: int) -> float | None:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _decode_report(data: bytes, seconds: float) -> Run:
+def _decode_report(data: bytes, seconds: float) -> tuple[Run, int | None]:
+    """The run a child reported, and the status a script run would have exited with (see ``forked_tree``)."""
     try:
         report = json.loads(data.decode("utf-8"))
-        return Run(
+        run = Run(
             ending=report["ending"],
             exception=report.get("exception", ""),
             message=report.get("message", ""),
@@ -189,8 +193,10 @@ def _decode_report(data: bytes, seconds: float) -> Run:
             seconds=seconds,
             spawned=bool(report.get("spawned", True)),
         )
+        status = report.get("exit")
+        return run, status if isinstance(status, int) else None
     except (ValueError, KeyError, UnicodeDecodeError):
-        return Run("crash", seconds=seconds)
+        return Run("crash", seconds=seconds), None
 
 
 class Spare:
@@ -250,6 +256,25 @@ class Spare:
         reap(self.pid)
         remove_workdir(self.workdir)
         _waiting.discard(self)
+
+
+def start_in_spare(
+    spare: Spare | None, payload: tuple[object, ...], limits: Limits, timeout: float, cpu_timeout: float | None,
+) -> tuple[Job, Spare]:
+    """Hand a test (``payload``, then the limits when they differ from the spare's, and the test's pids cgroup)
+    to ``spare`` (a new one when it is gone): its job, and the next test's spare, made ready while it runs."""
+    cap = ProcessGroupCap(limits.processes)
+    while True:
+        if spare is None:
+            spare = Spare(limits)
+        changed = None if limits == spare.limits else astuple(limits)
+        message = marshal.dumps(
+            (*payload, changed, None if cap.path is None else str(cap.path)),  # type: ignore[arg-type]  # str, code objects, their dicts
+        )
+        if spare.send(message):
+            break
+        spare = None
+    return Job(spare.pid, spare.report_fd, spare.workdir, timeout, cap, cpu_timeout), Spare(limits)
 
 
 #: Spares not yet handed a test: discarded at exit, so that none leaves its folder behind.
@@ -385,31 +410,16 @@ class ExecOracle:
         source = text + ("\n" + self.append if self.append else "")
         code = None if glued else self._compiled.pop(text, None)
         if code is None and compile_here and len(source) < PRECOMPILE_LIMIT:
-            code = _compile(source if glued else text, self.code_name)
-            if isinstance(code, Run):
-                return ExecPending(self, None, code)
+            compiled = _compile(source if glued else text, self.code_name)
+            if isinstance(compiled, Run):
+                return ExecPending(self, None, compiled)
+            code = compiled
         if append_code is not None:  # its lines as in the file the child writes: the candidate's, then its own
             append_code = _shift_lines(append_code, text.count("\n") + 1)
         timeout = self.timeout if self.timeout is not None else 600.0
-        limits = self.limits.for_timeout(timeout)
-        cap = ProcessGroupCap(limits.processes)
-        spare, self._spare = self._spare, None
-        while True:
-            if spare is None:
-                spare = Spare(limits)
-            message = marshal.dumps(
-                (
-                    source, None if glued else text, code, append_code, self.code_name, self.search_path,
-                    None if limits == spare.limits else astuple(limits),
-                    None if cap.path is None else str(cap.path),
-                )
-            )
-            if spare.send(message):
-                break
-            spare = None
-        job = Job(spare.pid, spare.report_fd, spare.workdir, timeout, cap, self.cpu_timeout)
+        payload = (source, None if glued else text, code, append_code, self.code_name, self.search_path)
+        job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, self.cpu_timeout)
         job.own_files = frozenset({self.code_name, OUTPUT_NAME})
-        self._spare = Spare(limits)  # the next test's child, made ready while this one runs
         return ExecPending(self, job, None)
 
     def _append_code(self) -> types.CodeType | None:
@@ -481,6 +491,12 @@ class ExecPending:
 OUTPUT_NAME = "output.txt"
 
 
+def compile_quietly(source: str, path: str) -> types.CodeType | None:
+    """``source`` compiled as a file at ``path`` (warnings silenced), or None when it does not compile."""
+    code = _compile(source, path)
+    return None if isinstance(code, Run) else code
+
+
 def _compile(source: str, path: str) -> types.CodeType | Run:
     """The candidate compiled in the parent (the forked child runs this very code object),
     or the run of a candidate that does not compile, found without forking.
@@ -517,11 +533,20 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -
         die_with_parent()  # from now on; a spare that waits leaves with its pipe, folder and all
         if os.getppid() != parent:  # astreduce died just now, before the line above
             os._exit(0)
-        source, text, code, append_code, name, search_path, changed_limits, cgroup = marshal.loads(message)
+        payload = marshal.loads(message)
+        changed_limits, cgroup = payload[-2:]
         if changed_limits is not None:
-            Limits(*changed_limits).apply()
+            limits = Limits(*changed_limits)
+            limits.apply()
         cap.path = None if cgroup is None else Path(cgroup)
         cap.join_before_spawning()
+        limits.confine_to(workdir, cap)  # from here on the candidate's: its folder only, no network
+        if payload[0] is None:  # a tree and its entry (astreduce.oracles.forked_tree)
+            from astreduce.oracles.forked_tree import run_tree
+
+            report = run_tree(payload[1:-2], workdir)
+            return
+        source, text, code, append_code, name, search_path = payload[:-2]
         path = os.path.join(workdir, name)
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as file:
             file.write(source)
@@ -533,7 +558,7 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -
     finally:
         flush_output()
         try:
-            report["spawned"] = cap.joined  # type: ignore[assignment]
+            report["spawned"] = cap.joined
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)

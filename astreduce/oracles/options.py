@@ -9,6 +9,7 @@ chase noise). ``--retries N`` accepts a candidate only after N FAILs in a row.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import sys
@@ -17,11 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from astreduce.errors import InputNotCompilingError, NotReproducibleError, UsageError
+from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, UsageError
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
-from astreduce.oracles import Oracle, Pending, Target, Verdict
+from astreduce.oracles import Oracle, Pending, Target, Verdict, confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.sandbox import Limits
 from astreduce.oracles.worker import WORKER_DIED, WorkerExecOracle
 from astreduce.outcome import Outcome
 from astreduce.source.syntax import compile_error_under
@@ -54,6 +56,16 @@ class OracleOptions:
     differential: tuple[str, str] | None = None
     retries: int = 1
     extra: dict[str, str] = field(default_factory=dict)
+    confine: bool = True
+    """Run every candidate confined: writes only in its test's folder, no TCP, no signals out (Landlock)."""
+    allow_write: tuple[str, ...] = ()
+    """Paths a confined candidate may also write (``--allow-write``)."""
+    allow_network: bool = False
+    """Let a confined candidate bind and connect TCP sockets (``--allow-network``)."""
+
+    def limits(self) -> Limits:
+        """The sandbox every test of these options runs in: the default resource limits, and the confinement asked for."""
+        return Limits(confine=self.confine, writable=tuple(self.allow_write), network=self.allow_network)
 
     @property
     def kind(self) -> str:
@@ -85,6 +97,11 @@ class OracleOptions:
             raise UsageError("--expect needs an exception name like AssertionError[:message], not an empty string")
         if self.retries < 1:
             raise UsageError("--retries must be at least 1")
+        for path in self.allow_write:
+            if not os.path.exists(path):
+                raise UsageError(f"--allow-write {path}: no such file or folder")
+        if not self.confine and (self.allow_write or self.allow_network):
+            raise UsageError("--allow-write and --allow-network widen the confinement that --no-confine turns off: give one or the other")
         for name, seconds in (("--timeout", self.timeout), ("--hang", self.hang)):
             if seconds is not None and not seconds > 0:  # also NaN
                 raise UsageError(f"{name} must be a positive number of seconds, not {seconds:g}")
@@ -135,6 +152,7 @@ class OracleOptions:
             stdin=self.stdin,
             python=python,
             encode=encode,
+            limits=self.limits(),
         )
 
 
@@ -243,11 +261,55 @@ def build_oracle(
         UsageError: options that do not go together, an unknown interpreter.
         NotReproducibleError: the original does not reproduce, or not reliably.
     """
-    oracle, first = calibrated_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+    try:
+        oracle, first = calibrated_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+    except NotReproducibleError as error:
+        raise blame_confinement(options, error) from None
     _check_flakiness(oracle, text, first, options.retries, jobs)
     if options.retries > 1:
         return RetryingOracle(oracle, options.retries)
     return oracle
+
+
+_DENIED_PATH = re.compile(r"(?:Permission denied|Read-only file system|Operation not permitted): '([^']+)'")
+_DENIED = re.compile(r"Permission denied|Operation not permitted|Errno 13|Errno 1\b|EACCES|EPERM")
+
+
+def blame_confinement(options: OracleOptions, error: NotReproducibleError) -> AstReduceError:
+    """Why an original does not reproduce: its confinement, when what it did is what confinement denies.
+
+    The reduction would otherwise chase another failure, so it stops with
+    one line (exit 2) naming what was denied and the flag that allows it.
+    Told from the run itself (a ``PermissionError``, a read-only file
+    system): the original is never run unconfined to find out, for
+    astreduce runs nothing unconfined unless ``--no-confine`` says so.
+    """
+    return denied_by_confinement(options, str(error)) or error
+
+
+def denied_by_confinement(options: OracleOptions, said: str) -> UsageError | None:
+    """The one-line error for an original whose run (``said``: how it ended) shows confinement's denial, or None.
+
+    Also for an original that *reproduces*: without ``--expect`` (or
+    criteria for a command), the target is whatever the original did, and
+    a target that is confinement's own ``PermissionError`` is not the
+    user's failure.
+    """
+    if not options.confine or confine.abi() == 0:  # type: ignore[no-untyped-call]  # free of annotations
+        return None
+    path = _DENIED_PATH.search(said)
+    if path is not None:
+        folder = os.path.dirname(path.group(1).rstrip("/")) or "/"
+        what, flag = f"writing {path.group(1)}", f"--allow-write {folder}"
+    elif _DENIED.search(said):
+        what, flag = "a network connection, a signal or a write outside its folder", "--allow-network or --allow-write PATH"
+    else:
+        return None
+    why = said.split(": ", 1)[-1] if said.startswith("input does not reproduce") else said
+    return UsageError(
+        f"the input fails otherwise when confined: it was denied {what} ({why}); "
+        f"allow it with {flag}, or run it unconfined with --no-confine"
+    )
 
 
 def calibrated_oracle(
@@ -273,10 +335,13 @@ def calibrated_oracle(
         require_worker_python(python, options.python)
         target = Target.parse(options.expect, options.match) if options.expect else None
         exec_oracle: ExecOracle
+        limits = options.limits()
         if python == sys.executable:
-            exec_oracle = ExecOracle(target=target, filename=filename, append=options.append, search_path=search_path)
+            exec_oracle = ExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, limits=limits)
         else:
-            exec_oracle = WorkerExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, python=python)
+            exec_oracle = WorkerExecOracle(
+                target=target, filename=filename, append=options.append, search_path=search_path, python=python, limits=limits,
+            )
         try:
             first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
             if isinstance(exec_oracle, WorkerExecOracle) and first.run.ending == "crash" and first.run.detail == WORKER_DIED:
@@ -286,13 +351,21 @@ def calibrated_oracle(
                 )
             require_compiles(first, target, text, filename=filename, python=python)
             require_target(exec_oracle, first, "a command oracle (--run, --test)")
+            denied = None if options.expect else denied_by_confinement(options, first.run.describe())
+            if denied is not None:  # the target would be confinement's own error
+                raise denied
         except BaseException:
             exec_oracle.close()
             raise
         return exec_oracle, first
     command_oracle = options.command_oracle(python, filename=filename, encode=encode)
     try:
-        return command_oracle, command_oracle.calibrate(text, timeout=options.timeout)
+        verdict = command_oracle.calibrate(text, timeout=options.timeout)
+        signature = command_oracle.target
+        denied = None if signature is None or command_oracle.criteria.given else denied_by_confinement(options, signature.stderr_line)
+        if denied is not None:  # the original's signature, the target, would be confinement's own error
+            raise denied
+        return command_oracle, verdict
     except BaseException:
         command_oracle.close()
         raise

@@ -170,6 +170,7 @@ def _child(predicate: Callable[[str], object], text: str, workdir: str, report_f
         die_with_parent()
         limits.apply()
         cap.join_before_spawning()
+        limits.confine_to(workdir, cap)
         try:
             result = bool(predicate(text))
         except BaseException as error:  # the predicate's own failure: UNRESOLVED, never astreduce's

@@ -15,9 +15,14 @@ What it does:
 * limits on CPU time, address space (memory) and file size (RLIMIT_CPU,
   RLIMIT_AS, RLIMIT_FSIZE).
 
-What it does not do: the candidate runs as the user who runs astreduce, so
-it can read and write any file that user can, outside its folder too, and
-use the network. Reduce untrusted input in a container or virtual machine.
+* confinement (:mod:`~astreduce.oracles.confine`, :meth:`Limits.confine_to`):
+  writes only in its folder and the allowed paths, no TCP, no signals out,
+  every other mount read-only, where the kernel allows it.
+
+What it does not do: restrict reads (a candidate may read any file the
+user can), UDP, or Unix sockets named by a path; and with
+``--no-confine``, or on a kernel without Landlock, a candidate can write
+wherever the user can.
 """
 
 from __future__ import annotations
@@ -35,8 +40,11 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
+
+from astreduce.oracles import confine
 
 _CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
 
@@ -52,12 +60,30 @@ _counter = itertools.count()
 
 @dataclass
 class Limits:
-    """Resource limits applied in a test's process before it runs a candidate."""
+    """What a test's process may use and touch, applied in it before it runs a candidate:
+    resource limits, and confinement (:mod:`~astreduce.oracles.confine`)."""
 
     cpu_seconds: int = 60
     memory_bytes: int = 4 << 30
     file_bytes: int = 256 << 20
     processes: int = 256
+    confine: bool = True
+    """Write only in the test's folder, no TCP, no signals out (where the kernel has Landlock)."""
+    writable: tuple[str, ...] = ()
+    """Folders (or files) a confined test may write besides its own folder (``--allow-write``)."""
+    network: bool = False
+    """Let a confined test bind and connect TCP sockets (``--allow-network``)."""
+
+    def confine_to(self, folder: str, cap: ProcessGroupCap | None = None) -> int:
+        """In the test's own process, before it runs anything: confine it to ``folder`` (and :attr:`writable`),
+        with ``TMPDIR`` there, so that tools which write temporary files still work; a test that joins its
+        pids cgroup only when it starts a process (``cap``) may still join it. The Landlock ABI applied
+        (0: not confined, by choice or for want of Landlock)."""
+        if not self.confine:
+            return 0
+        files = [str(cap.path / "cgroup.procs")] if cap is not None and cap.path is not None and not cap.joined else []
+        applied: int = confine.confine(folder, self.writable, files, self.network)  # type: ignore[no-untyped-call]  # free of annotations (run under other interpreters)
+        return applied
 
     def apply(self, pid: int = 0) -> None:
         """Set the limits on the calling process (in the child, before exec'ing anything), or on
@@ -78,12 +104,7 @@ class Limits:
     def for_timeout(self, timeout: float) -> Limits:
         """These limits with the CPU limit just above ``timeout``; the address
         space never below twice what the (forking) parent already uses."""
-        return Limits(
-            cpu_seconds=int(timeout) + 2,
-            memory_bytes=max(self.memory_bytes, 2 * virtual_memory()),
-            file_bytes=self.file_bytes,
-            processes=self.processes,
-        )
+        return replace(self, cpu_seconds=int(timeout) + 2, memory_bytes=max(self.memory_bytes, 2 * virtual_memory()))
 
 
 def enter_test_folder(workdir: str, output_name: str) -> None:
@@ -188,7 +209,7 @@ def virtual_memory() -> int:
     """
     now = time.monotonic()
     if now - _measured[0] < 1.0 and _measured[2] == os.getpid():
-        return _measured[1]
+        return int(_measured[1])
     try:
         with open("/proc/self/statm") as statm:
             size = int(statm.read().split()[0]) * resource.getpagesize()
@@ -276,11 +297,11 @@ class ProcessGroupCap:
 
             fork_exec = _posixsubprocess.fork_exec
 
-            def joining_fork_exec(*args: object, **kwargs: object) -> object:
+            def joining_fork_exec(*args: Any, **kwargs: Any) -> Any:  # fork_exec's own signature, passed on as it is
                 join_once()
                 return fork_exec(*args, **kwargs)
 
-            _posixsubprocess.fork_exec = joining_fork_exec  # type: ignore[assignment]
+            _posixsubprocess.fork_exec = joining_fork_exec
         except (ImportError, AttributeError):
             pass
 

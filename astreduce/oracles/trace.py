@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from astreduce.files import materialise
 from astreduce.oracles.sandbox import Limits, die_with_parent, pdeathsig_launcher
@@ -177,10 +177,12 @@ class Tracer:
     search_path: str = ""
     python: str | None = None
     timeout: float = TRACE_TIMEOUT
+    limits: Limits = field(default_factory=Limits)
+    """The sandbox of the run: the oracle's limits and confinement."""
 
     def record(self, text: str, candidates: list[int]) -> tuple[dict[int, str], frozenset[int]]:
         """Each candidate expression's first literal value in one run of ``text``, and those whose value changed later."""
-        return trace(text, candidates, self.append, self.search_path, self.timeout, self.python)
+        return trace(text, candidates, self.append, self.search_path, self.timeout, self.python, limits=self.limits)
 
 
 @dataclass(frozen=True)
@@ -204,10 +206,13 @@ class TreeTracer:
     traced: str
     python: str | None = None
     timeout: float = TRACE_TIMEOUT
+    limits: Limits = field(default_factory=Limits)
 
     def record(self, text: str, candidates: list[int]) -> tuple[dict[int, str], frozenset[int]]:
         tree = {**dict(self.files), self.traced: text}
-        return trace(text, candidates, timeout=self.timeout, python=self.python, tree=(tree, self.entry, self.traced))
+        return trace(
+            text, candidates, timeout=self.timeout, python=self.python, tree=(tree, self.entry, self.traced), limits=self.limits,
+        )
 
 
 def trace(
@@ -218,6 +223,7 @@ def trace(
     timeout: float = TRACE_TIMEOUT,
     python: str | None = None,
     tree: tuple[dict[str, str], str, str] | None = None,
+    limits: Limits | None = None,
 ) -> tuple[dict[int, str], frozenset[int]]:
     """Each candidate expression's first literal value in one run of ``text``, and those whose value changed later (cached per text).
 
@@ -231,24 +237,25 @@ def trace(
     cached = _TRACES.get(key)
     if cached is not None:
         return cached
-    values = _run(text, candidates, append, search_path, timeout, python, tree)
+    values = _run(text, candidates, append, search_path, timeout, python, tree, limits)
     if len(_TRACES) >= 8:
         _TRACES.pop(next(iter(_TRACES)))
     _TRACES[key] = values
     return values
 
 
-def _sandboxed(limits: Limits) -> Callable[[], None]:
+def _sandboxed(limits: Limits, folder: str) -> Callable[[], None]:
     def prepare() -> None:
         die_with_parent()
         limits.apply()
+        limits.confine_to(folder)
 
     return prepare
 
 
 def _run(
     text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str,
-    tree: tuple[dict[str, str], str, str] | None = None,
+    tree: tuple[dict[str, str], str, str] | None = None, sandbox: Limits | None = None,
 ) -> tuple[dict[int, str], frozenset[int]]:
     workdir = tempfile.mkdtemp(prefix="astreduce-trace-")
     try:
@@ -270,8 +277,8 @@ def _run(
         environment = dict(os.environ, ASTREDUCE_TRACE_PATH=search_path)
         # the program is the user's candidate: it runs as the oracles run one,
         # dying with astreduce and under the same resource limits
-        launcher = pdeathsig_launcher()
-        limits = Limits().for_timeout(timeout)
+        limits = (sandbox or Limits()).for_timeout(timeout)
+        launcher = pdeathsig_launcher() if not limits.confine else None  # confinement is set in the child itself
         process = subprocess.Popen(
             [*(launcher or []), python, "-c", _CHILD, text_path, wanted_path, result_path, *where],
             cwd=run_dir,
@@ -280,7 +287,7 @@ def _run(
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             env=environment,
-            preexec_fn=None if launcher else _sandboxed(limits),
+            preexec_fn=None if launcher else _sandboxed(limits, workdir),
         )
         if launcher:
             limits.apply(process.pid)

@@ -29,9 +29,12 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
+from collections import deque
 import shutil
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
@@ -40,8 +43,10 @@ from astreduce.interpreters import require_worker_python, resolve_python
 from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Verdict
 from astreduce.oracles._worker_main import REPORT_MARK
 from astreduce.oracles.command import CommandOracle, Process, ProcessesPending, Signature, command_argv, script_argv
+from astreduce.oracles.execution import Job
+from astreduce.oracles.forked_tree import ForkedTree
 from astreduce.oracles.options import FLAKINESS_RUNS, ISOLATING, OracleOptions, Wording, original_runs, require_reliable
-from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir, remove_workdir
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, make_workdir, remove_workdir
 from astreduce.oracles.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 
@@ -129,6 +134,7 @@ class DirectoryOracle:
         options = self.options
         options.check_tree(self.entry, self.wording)
         self.python = resolve_python(options.python)
+        self.limits = replace(self.limits, confine=options.confine, writable=tuple(options.allow_write), network=options.allow_network)
         # a calibrated oracle rebuilt from its recipe on a cluster's worker keeps its target and command
         if options.kind == "exec":
             require_worker_python(self.python, options.python)
@@ -259,8 +265,77 @@ class TreeOracle(DirectoryOracle):
     """
 
     modes: Mapping[str, int] = field(default_factory=dict)
+    forked: bool = True
+    """Under astreduce's own interpreter, run the exec oracle's entry in a forked child (see
+    :mod:`~astreduce.oracles.forked_tree`) instead of a new interpreter."""
+    _forked: ForkedTree | None = field(default=None, init=False, repr=False, compare=False)
+    notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
+    """What the user should know of how the tests run."""
+    _fails: deque[float] = field(default_factory=lambda: deque(maxlen=8), init=False, repr=False, compare=False)
+    """The seconds of the last forked runs that failed as the original did (see :meth:`_cpu_budget`)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.forked and self.python == sys.executable and (self.command is None or self._forkable_script() is not None):
+            self._forked = ForkedTree(self.limits)
+
+    def _forkable_script(self) -> str | None:
+        """The ``--test`` script, when it is Python that astreduce would run as ``python SCRIPT``: a forked
+        child of this interpreter runs it the same way; None for any other command."""
+        command = self.command
+        if command is None or not command.script or len(command.commands) != 1:
+            return None
+        argv = script_argv(command.commands[0])
+        return argv[1] if argv[:1] == [sys.executable] and len(argv) == 2 else None
+
+    def close(self) -> None:
+        if self._forked is not None:
+            self._forked.close()
+            self._forked = None
+
+    def _cpu_budget(self) -> float | None:
+        """CPU seconds a forked test may burn: ten times the median of the last runs that failed as the
+        original did, at least :data:`MIN_CPU_TIMEOUT`; none when ``--timeout`` is given.
+
+        A candidate whose loop lost its exit otherwise costs the whole wall-clock timeout: on the
+        ``email`` package, hundreds of candidates of ``utils.py`` cost 2 s each. The median, not the
+        slowest: one run slowed by a busy sibling at ``-j 2`` would triple every hang's cost."""
+        if self.options.timeout is not None or not self._fails:
+            return None
+        return max(MIN_CPU_TIMEOUT, 10 * statistics.median(self._fails))
+
+    def failed_in(self, seconds: float) -> None:
+        """A forked test failed as the original did, in ``seconds``."""
+        self._fails.append(seconds)
+
+    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
+        """Calibrate with plain runs (:meth:`DirectoryOracle.calibrate`), then keep the forked runs only
+        when the original ends forked exactly as it ended plain (a note says so otherwise)."""
+        forked, self._forked = self._forked, None
+        verdict = super().calibrate(tree)
+        if forked is None:
+            return verdict
+        self._forked = forked
+        again = self.judge(tree)
+        self.tests -= 1  # the original once more, another way
+        same = (again.outcome, again.run.exception, again.run.message) == (verdict.outcome, verdict.run.exception, verdict.run.message)
+        if not same:
+            forked.close()
+            self._forked = None
+            self.notes.append(
+                f"tests run as new processes: the original run in a forked child ended otherwise ({again.run.describe()})"
+            )
+        return verdict
 
     def start(self, tree: Mapping[str, str]) -> Pending:
+        if self._forked is not None:
+            script = self._forkable_script()
+            if script is not None:
+                assert self.command is not None
+                job = self._forked.start(tree, script, self.command.wait_limit, self._cpu_budget(), argv=("{dir}",))
+                return _ForkedPending(self, job)
+            if self.entry is not None:
+                return _ForkedPending(self, self._forked.start(tree, self.entry, self.timeout, self._cpu_budget()))
         timeout = self.command.wait_limit if self.command is not None else self.timeout
         limits = self.limits.for_timeout(timeout)
         commands = self.command.commands if self.command is not None else [""]
@@ -288,6 +363,54 @@ class TreeOracle(DirectoryOracle):
     def _check_reliable(self, tree: Mapping[str, str], first: Verdict) -> None:
         """Run the original again and report every run, as the single-file reducer does."""
         require_reliable(original_runs(self, tree, first), self.wording.subject)
+
+
+class _ForkedPending:
+    """A tree's entry running in a forked child: the run comes as the exec oracle reports it."""
+
+    def __init__(self, oracle: TreeOracle, job: Job) -> None:
+        self.oracle = oracle
+        self.job = job
+
+    def done(self) -> bool:
+        return self.job.poll() is not None
+
+    def ready_fds(self) -> list[int] | None:
+        return [] if self.done() else [self.job.fd]
+
+    def cancel(self) -> None:
+        self.job.kill()
+
+    def wait(self) -> Verdict:
+        run = self.job.wait()
+        self.oracle.tests += 1
+        if self.oracle.command is None:
+            verdict = self.oracle.classify_run(run)
+        else:
+            verdict = self.oracle.command.classify([_as_signature(run, self.job.exit_status)])
+        if verdict.outcome is Outcome.FAIL:
+            self.oracle.failed_in(run.seconds)
+        return verdict
+
+
+def _as_signature(run: Run, status: int | None) -> Signature:
+    """A script's forked run as the command oracle sees a process end."""
+    if run.ending == "timeout":
+        return Signature(None, None, "", seconds=run.seconds, timed_out=True)
+    if run.ending == "crash" and "killed by " in run.detail:
+        return Signature(run.detail.split("killed by ", 1)[1], None, "", seconds=run.seconds)
+    return Signature(None, status if status is not None else 1, _last_stderr_line(run), seconds=run.seconds)
+
+
+def _last_stderr_line(run: Run) -> str:
+    """The last line ``python SCRIPT`` would write to standard error after this run: a traceback's, a sys.exit text."""
+    if run.ending == "ok":
+        return ""
+    if run.exception == "SystemExit":
+        return "" if run.message in ("", "None") or run.message.lstrip("-").isdigit() else run.message
+    if run.ending in ("exception", "syntax"):
+        return f"{run.exception}: {run.message}" if run.message else run.exception
+    return ""
 
 
 def _not_runnable(program: str, workdir: str) -> str | None:

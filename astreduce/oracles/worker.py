@@ -133,6 +133,7 @@ class WorkerExecOracle(ExecOracle):
                 "memory": self.limits.memory_bytes,
                 "fsize": limits.file_bytes,
                 "processes": limits.processes,
+                "confine": None if not limits.confine else {"writable": list(limits.writable), "network": limits.network},
             }
         )
         return WorkerPending(self, worker, pid, time.monotonic() + timeout, timeout)

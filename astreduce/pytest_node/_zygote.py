@@ -203,6 +203,29 @@ def outside(names, root):
     return found
 
 
+_CONFINE = []
+
+
+def load_confine(settings):
+    """astreduce's ``oracles/confine.py``, loaded once under a private name (the zygote loads it for its children)."""
+    if not _CONFINE:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("_astreduce_confine", settings["module"])
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _CONFINE.append(module)
+    return _CONFINE[0]
+
+
+def confine(settings):
+    """Confine this test to the zygote's folder (its copy of the project, its cache and temporary files) and
+    what ``--allow-write`` adds, with no TCP unless allowed, as astreduce confines every test."""
+    if settings:
+        folder = os.path.dirname(os.getcwd())
+        load_confine(settings).confine(folder, settings.get("writable", []), [], bool(settings.get("network")))
+
+
 def child(config, probe, request, report_fd, setup):
     """In the forked child: run the session for the node and write the probe's records; never returns."""
     result = {"ending": "crash"}
@@ -217,6 +240,7 @@ def child(config, probe, request, report_fd, setup):
         except OSError:
             pass
         limit(setup.get("limits", {}))
+        confine(setup.get("confine"))
         sys.dont_write_bytecode = True
         os.environ["ASTREDUCE_PYTEST_ZYGOTE"] = "1"
         if setup.get("defer"):
@@ -352,6 +376,8 @@ def main():
         "ready": True, "pytest": pytest.__version__, "python": sys.executable,
         "inputs": sorted(inputs), "preimported": len(imported),
     })
+    if setup.get("confine"):
+        load_confine(setup["confine"])
     if hasattr(gc, "freeze"):
         gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
     while True:

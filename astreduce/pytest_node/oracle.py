@@ -36,7 +36,7 @@ from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import materialise
 from astreduce.oracles import Pending, Run, Verdict
 from astreduce.oracles.command import Process, ProcessesPending, Signature
-from astreduce.oracles.options import FLAKINESS_RUNS
+from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, blame_confinement
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.oracles.signature import neutral
 from astreduce.outcome import Outcome
@@ -102,7 +102,7 @@ class PytestOracle:
 
     def __init__(
         self, project: Project, *, timeout: float | None = None, jobs: int = 1, warm: bool = True,
-        on_note: Callable[[str], None] | None = None,
+        on_note: Callable[[str], None] | None = None, limits: Limits | None = None,
     ) -> None:
         self.project = project
         self.user_timeout = timeout
@@ -111,7 +111,7 @@ class PytestOracle:
         self.jobs = jobs
         self.want_warm = warm
         self.on_note = on_note
-        self.limits = Limits()
+        self.limits = limits if limits is not None else Limits()
         self.target: Failure | None = None
         self.tests = 0
         self.plain_tests = 0
@@ -173,7 +173,7 @@ class PytestOracle:
         """Travels (to a cluster's worker) as its project and what calibration found; its warm pytest starts there."""
         # a copy re-sent before its warm pytest started (a worker passing it on to another) keeps the plan
         plan = self._warm_plan if self.pool is None else (self.pool.defer, self.pool.setup.preimport)
-        return (_rebuilt, (self.project, self.user_timeout, self.timeout, self.warm_timeout, self.target, plan))
+        return (_rebuilt, (self.project, self.user_timeout, self.timeout, self.warm_timeout, self.target, plan, self.limits))
 
     def _start_planned_pool(self, tree: Mapping[str, str]) -> None:
         """A rebuilt oracle's warm pytest, as calibration chose it elsewhere; plain runs if it cannot start."""
@@ -276,6 +276,13 @@ class PytestOracle:
         return pool
 
     def _calibrate_plain(self, tree: Mapping[str, str]) -> Verdict:
+        try:
+            return self._run_original(tree)
+        except NotReproducibleError as error:
+            options = OracleOptions(confine=self.limits.confine, allow_write=self.limits.writable, allow_network=self.limits.network)
+            raise blame_confinement(options, error) from None
+
+    def _run_original(self, tree: Mapping[str, str]) -> Verdict:
         pending = self.start_plain(tree)
         assert isinstance(pending, _PlainPending)
         signature = pending.process.wait()
@@ -343,10 +350,10 @@ class PytestOracle:
 
 def _rebuilt(
     project: Project, user_timeout: float | None, timeout: float, warm_timeout: float, target: Failure | None,
-    plan: tuple[frozenset[str], tuple[str, ...]] | None,
+    plan: tuple[frozenset[str], tuple[str, ...]] | None, limits: Limits,
 ) -> PytestOracle:
     """A calibrated :class:`PytestOracle` made again from what :meth:`PytestOracle.__reduce__` sends."""
-    oracle = PytestOracle(project, timeout=user_timeout, warm=plan is not None)
+    oracle = PytestOracle(project, timeout=user_timeout, warm=plan is not None, limits=limits)
     oracle.timeout, oracle.warm_timeout, oracle.target = timeout, warm_timeout, target
     oracle._warm_plan = plan
     return oracle

@@ -141,7 +141,7 @@ def reduce_pytest_node(
     config.check()
     config.options.check()
     options = replace(config.options, python=project.python)  # its parser reads the files (make_plan)
-    oracle = PytestOracle(project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note)
+    oracle = PytestOracle(project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note, limits=options.limits())
     judged: Oracle[FileTree] = oracle if options.retries <= 1 else RetryingOracle(oracle, options.retries)
     plan, parser = make_plan(replace(config, options=options))
     save = (lambda tree: on_improve({**project.fixed, **tree})) if on_improve is not None else None

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.files import materialise
+from astreduce.oracles import confine
 from astreduce.oracles.sandbox import Limits, pdeathsig_launcher
 
 #: The script every zygote runs.
@@ -136,6 +137,9 @@ class Zygote:
         self._write({
             "args": [*setup.args, "-o", f"cache_dir={cache}"], "defer": sorted(defer), "log": str(self.log),
             "path": list(setup.path), "preimport": list(setup.preimport), "limits": _rlimits(setup.limits),
+            "confine": None if not setup.limits.confine else {
+                "module": confine.__file__, "writable": list(setup.limits.writable), "network": setup.limits.network,
+            },
         })
 
     # --- the process --------------------------------------------------------------

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
+from astreduce.files import write_atomically
 from astreduce.measure import Size
+from astreduce.oracles import confine
+from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import Result
 from astreduce.search.session import PassStats
 
@@ -72,8 +76,33 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
     }
 
 
-def write_report(path: str | Path, result: Result, input_path: str | None, output_path: str | None) -> None:
-    Path(path).write_text(json.dumps(report_dict(result, input_path, output_path), indent=2) + "\n", encoding="utf-8")
+def write_report(
+    path: str | Path, result: Result, input_path: str | None, output_path: str | None, options: OracleOptions | None = None,
+) -> None:
+    write_json(path, report_dict(result, input_path, output_path), options)
 
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_NOT_REPRODUCIBLE", "EXIT_OK", "EXIT_USAGE", "report_dict", "return_code", "write_report"]
+def confinement(options: OracleOptions) -> dict[str, Any]:
+    """How the candidates ran: ``confined`` (whether this kernel confined them as asked) and the Landlock ABI."""
+    abi: int = confine.abi()  # type: ignore[no-untyped-call]  # free of annotations (run under other interpreters)
+    return {"confined": options.confine and abi > 0, "landlock_abi": abi if options.confine else 0}
+
+
+def write_json(path: str | Path, data: Mapping[str, Any], options: OracleOptions | None = None) -> None:
+    """Every command's JSON report, written atomically; with the oracle's options, it says how candidates were confined.
+
+    ``-`` is standard output.
+    """
+    document = {**data, **(confinement(options) if options is not None else {})}
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if str(path) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_atomically(path, text.encode("utf-8"))
+
+
+__all__ = [
+    "EXIT_INTERRUPTED", "EXIT_NOT_REPRODUCIBLE", "EXIT_OK", "EXIT_USAGE", "confinement", "report_dict", "return_code",
+    "write_json", "write_report",
+]

@@ -172,7 +172,7 @@ class ReduceConfig:
             return None, False
         python = resolve_python(options.python)
         usable = not foreign_parser and version_of(python) >= (3, 8)
-        return Tracer(append=options.append, search_path=self.search_path, python=python), usable
+        return Tracer(append=options.append, search_path=self.search_path, python=python, limits=options.limits()), usable
 
 
 def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:

@@ -48,11 +48,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from astreduce.errors import ReductionStopped, UsageError
+from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.source.imports import ImportGraph, module_name, modules_of, references
 from astreduce.measure import Size, ast_nodes, measure
 from astreduce.reduce.merge import merge
-from astreduce.oracles.options import REDUCING, OracleOptions
+from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.interpreters import version_of
 from astreduce.oracles.trace import TreeTracer
@@ -440,21 +440,35 @@ class TreeReducer:
         return merged
 
     def _reduce_files(self, plan: Plan) -> None:
-        """Reduce every file in turn with ``plan``, importers first."""
+        """Reduce every file in turn with ``plan``, importers first.
+
+        In the full rounds a file is reduced again only when its context has
+        changed since: its own text, the files it imports (what it can use)
+        or the files importing it (what of it is used). A change elsewhere
+        cannot give it anything new to drop.
+        """
         full = plan is self.plan
         graph = ImportGraph.of(self.best)
         for path in graph.order({p: len(t) for p, t in self.best.items()}):
             self._check_stop()
-            if path not in self.best or path in self.fixed or (full and self._reduced_in.get(path) == _digest(self.best)):
+            if path not in self.best or path in self.fixed:
+                continue
+            if full and self._reduced_in.get(path) == self._context(path):
                 continue
             modules = modules_of(self.best)
             before = {r.module for r in references(path, self.best[path], modules)}
             self._reduce_file(path, plan)
-            if full:
-                self._reduced_in[path] = _digest(self.best)
+            if full and path in self.best:
+                self._reduced_in[path] = self._context(path)
             after = {r.module for r in references(path, self.best[path], modules)}
             if before - after:
                 self._delete_files()
+
+    def _context(self, path: str) -> bytes:
+        """A digest of what ``path``'s fixpoint depends on: its text, the files it imports, the files importing it."""
+        graph = ImportGraph.of(self.best)
+        related = sorted(graph.imported_by(path) | graph.importers(path))
+        return _digest({p: self.best[p] for p in [path, *related]})
 
     def _reduce_file(self, path: str, plan: Plan) -> None:
         """The single-file strategy with ``plan`` on ``path``, the rest of the tree fixed."""
@@ -592,7 +606,10 @@ def reduce_tree_with(
     judged: Oracle[FileTree] | None = None
     try:
         oracle = TreeOracle(options, entry=entry, wording=REDUCING, modes=dict(modes or {}))
-        oracle.calibrate(files)
+        try:
+            oracle.calibrate(files)
+        except NotReproducibleError as error:
+            raise blame_confinement(options, error) from None
         judged = oracle if config.cluster is None else config.cluster.adopt(oracle)
         store = resume_store(config, oracle)
         reducer = TreeReducer(
@@ -613,6 +630,7 @@ def reduce_tree_with(
             reducer.trees.close()
         interrupted = interrupted or (stop is not None and stop.requested)
         result = reducer.finish(started=started, format=format, interrupted=interrupted)
+        result.notes[:0] = oracle.notes
         if result.output_size.tokens == 0 and result.input_size.tokens > 0:
             result.notes.append(options.empty_result_note())
     finally:
@@ -645,7 +663,7 @@ def entry_tracer(oracle: TreeOracle, *, foreign_parser: bool) -> Callable[[str, 
         return None
 
     def tracer(path: str, tree: Mapping[str, str]) -> TreeTracer:
-        return TreeTracer(tuple(tree.items()), entry, path, python=oracle.python)
+        return TreeTracer(tuple(tree.items()), entry, path, python=oracle.python, limits=oracle.limits)
 
     return tracer
 

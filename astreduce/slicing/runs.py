@@ -28,7 +28,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astreduce.oracles import Run, Target, Verdict
@@ -131,7 +131,8 @@ class Launcher:
     """Starts runs of one program under the child, each in a fresh folder with its own limits."""
 
     def __init__(
-        self, program: Path, *, python: str, append: str = "", stdin: Path | None = None, include: Sequence[str] = ()
+        self, program: Path, *, python: str, append: str = "", stdin: Path | None = None, include: Sequence[str] = (),
+        limits: Limits | None = None,
     ) -> None:
         self.program = program.resolve()
         self.python = python
@@ -141,6 +142,8 @@ class Launcher:
         self.folder = tempfile.mkdtemp(prefix="astreduce-slice-")
         """Specs and results: outside the runs' folders, which the runs may fill with anything."""
         self._count = 0
+        base = limits if limits is not None else Limits()
+        self.limits = replace(base, writable=(*base.writable, self.folder))  # the child writes its results there
 
     def start(
         self, mode: str, skip: Sequence[Event], timeout: float, budget: int | None, bounds: Sequence[Event] = ()
@@ -158,7 +161,7 @@ class Launcher:
             file.write(repr(spec))  # a literal: the child reads it without importing json
         # PYTHONHASHSEED: the same set orders in every run, so that occurrences mean the same thing
         argv = ["env", "PYTHONHASHSEED=0", self.python, CHILD, spec_path]
-        process = Process(argv, make_workdir(), timeout, Limits().for_timeout(timeout), self.stdin, False)
+        process = Process(argv, make_workdir(), timeout, self.limits.for_timeout(timeout), self.stdin, False)
         return ChildPending(process, spec_path, result_path)
 
     def close(self) -> None:

@@ -123,7 +123,10 @@ def check_options(options: OracleOptions) -> None:
     ]
     if refused:
         raise UsageError(f"{', '.join(refused)}: not for slice, which runs the program itself")
-    OracleOptions(expect=options.expect, match=options.match).check()
+    OracleOptions(
+        expect=options.expect, match=options.match, confine=options.confine, allow_write=options.allow_write,
+        allow_network=options.allow_network,
+    ).check()
     for name, pattern in (("--stdout", options.stdout), ("--stderr", options.stderr)):
         if pattern is not None:
             _check_regex(name, pattern)
@@ -187,7 +190,7 @@ def slice_run(
         raise UsageError(f"--python {options.python}: slice runs programs under Python 3.8 or newer, not {version[0]}.{version[1]}")
     expect = Target.parse(options.expect, options.match) if options.expect else None
     criterion = Criterion(expect, options.stdout, options.stderr, options.exit_code)
-    launcher = Launcher(path, python=python, append=options.append, stdin=stdin_path, include=include)
+    launcher = Launcher(path, python=python, append=options.append, stdin=stdin_path, include=include, limits=options.limits())
     try:
         original = record(launcher, options.timeout)
         _check_original(original, criterion, path, include)

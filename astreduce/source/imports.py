@@ -17,6 +17,7 @@ wrong result: the oracle judges every candidate tree.
 from __future__ import annotations
 
 import ast
+import functools
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -121,25 +122,35 @@ def statement_imports(node: ast.Import | ast.ImportFrom, importer: str, modules:
             yield f"{base}.{alias.name}"  # ``from pkg import m`` where m is a submodule
 
 
+@functools.lru_cache(maxsize=1024)
+def _import_statements(text: str) -> tuple[tuple[ast.Import | ast.ImportFrom, bool], ...]:
+    """The import statements of ``text``, each with whether it sits in the module body.
+
+    Parsed once per text: a tree's import graph is asked for again after
+    every change of one file, and the other files' texts are the same.
+    """
+    module = parse_module(text)
+    if module is None:
+        return ()
+    top = set(map(id, module.body))
+    return tuple(
+        (node, id(node) in top) for node in ast.walk(module) if isinstance(node, (ast.Import, ast.ImportFrom))
+    )
+
+
 def references(path: str, text: str, modules: Mapping[str, str]) -> list[Reference]:
     """Every import of a module of the tree in the file ``path``, in source order.
 
     Returns [] for a file that does not parse.
     """
-    module = parse_module(text)
-    if module is None:
-        return []
-    top = set(map(id, module.body))
     found: list[Reference] = []
-    for node in ast.walk(module):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
+    for node, at_top in _import_statements(text):
         for name in statement_imports(node, path, modules):
             for parent in _parents(name):
                 if parent in modules:
-                    found.append(Reference(path, parent, node.lineno, id(node) in top, explicit=False))
+                    found.append(Reference(path, parent, node.lineno, at_top, explicit=False))
             if name in modules:
-                found.append(Reference(path, name, node.lineno, id(node) in top, explicit=True))
+                found.append(Reference(path, name, node.lineno, at_top, explicit=True))
     found.sort(key=lambda r: (r.line, not r.explicit, r.module))
     return found
 

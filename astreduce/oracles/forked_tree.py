@@ -1,0 +1,173 @@
+"""A tree's entry run in a forked child: the exec oracle's speed for a package reduced with ``--entry``.
+
+A tree judged the plain way (:class:`~astreduce.oracles.tree.TreeOracle`)
+costs an interpreter start and every module of the package compiled from
+source in every test: on the standard library's ``email`` package, 10,000
+lines, about 0.1 s a test however small the change. Under astreduce's own
+interpreter a test is instead a child forked ahead (the exec oracle's
+:class:`~astreduce.oracles.execution.Spare`), which
+
+* writes the tree into its own folder and runs the entry file there as
+  ``__main__``, the folder first on ``sys.path``, as ``--entry`` does;
+* forgets the modules astreduce itself imported under the tree's names (a
+  package named ``email`` is the tree's, not the standard library's);
+* imports the tree's modules from code compiled once per file text: the
+  parent compiles a file when a candidate first changes it, and keeps the
+  code, so a candidate compiles what it changed, not the whole tree.
+
+What the candidate does, how it ends and how it is judged are those of the
+plain run; only its modules' code objects name their files relative to the
+tree (``pkg/mod.py``), as compiled in the folder itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import os
+import sys
+import types
+from collections import OrderedDict
+from collections.abc import Mapping
+
+from astreduce.oracles._worker_main import run_main, syntax_report
+from astreduce.oracles.execution import OUTPUT_NAME, Job, Spare, compile_quietly, start_in_spare
+from astreduce.oracles.sandbox import Limits
+
+#: Code objects by (path, text), compiled in the parent; a child forked later finds them in its memory.
+_CODES: OrderedDict[tuple[str, str], types.CodeType | None] = OrderedDict()
+#: Most code objects kept (a package of a few hundred files, each in a few versions).
+CODES_KEPT = 4096
+
+
+def _code(path: str, text: str) -> tuple[types.CodeType | None, bool]:
+    """The code of a file's text (None: it does not compile; its child reports that), and whether it is new."""
+    key = (path, text)
+    if key in _CODES:
+        _CODES.move_to_end(key)
+        return _CODES[key], False
+    code = compile_quietly(text, path)
+    _CODES[key] = code
+    while len(_CODES) > CODES_KEPT:
+        _CODES.popitem(last=False)
+    return code, True
+
+
+class ForkedTree:
+    """Starts tests of trees, each in a child forked ahead of it (see the module docstring)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._spare: Spare | None = None
+
+    def start(
+        self, tree: Mapping[str, str], program: str, timeout: float, cpu_timeout: float | None = None,
+        argv: tuple[str, ...] = (),
+    ) -> Job:
+        """Run ``program`` in a child whose folder holds ``tree``; the job reports how the run ended.
+
+        ``program`` is the tree's entry (a path in the tree), or a Python
+        script outside it (an absolute path) run as ``python SCRIPT ARGV``,
+        where ``{dir}`` in ``argv`` stands for the child's folder.
+        """
+        fresh = {}
+        for path, text in tree.items():
+            if path.endswith(".py"):
+                code, new = _code(path, text)
+                if new and code is not None:
+                    fresh[path] = code  # the spare was forked before it was compiled
+        payload = (None, dict(tree), fresh, program, tuple(argv))  # None: a tree, not a candidate text
+        job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, cpu_timeout)
+        return job
+
+    def close(self) -> None:
+        if self._spare is not None:
+            self._spare.discard()
+            self._spare = None
+
+    def __del__(self) -> None:  # a tree oracle dropped without close() must not leave its spare waiting
+        try:
+            self.close()
+        except Exception:  # at interpreter exit, half torn down
+            pass
+
+
+def run_tree(payload: tuple[object, ...], workdir: str) -> dict[str, object]:
+    """In the forked child: write the tree, forget astreduce's modules of its names, run the program.
+
+    ``payload`` is what :meth:`ForkedTree.start` sent (after its marker and
+    before the limits): the tree, the code objects compiled since this
+    child was forked, the program and its arguments. A script's
+    ``SystemExit`` becomes the report's ``exit`` status, as ``python
+    SCRIPT`` would exit.
+    """
+    tree, fresh, program, argv = payload
+    assert isinstance(tree, dict) and isinstance(fresh, dict) and isinstance(program, str) and isinstance(argv, tuple)
+    for path, text in tree.items():
+        target = os.path.join(workdir, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as file:
+            file.write(text.encode("utf-8", errors="surrogateescape"))
+    if OUTPUT_NAME in tree:  # the tree's own file of that name: the output goes elsewhere
+        output = os.open(os.path.join(workdir, ".astreduce-output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+    codes: dict[str, types.CodeType] = {}
+    for path, text in tree.items():
+        code = fresh.get(path) or _CODES.get((path, text))
+        if code is not None:
+            codes[os.path.join(workdir, path)] = code
+    _forget_modules(tree)
+    _serve_compiled(codes)
+    path = program if os.path.isabs(program) else os.path.join(workdir, program)
+    sys.argv = [path, *(arg.replace("{dir}", workdir) for arg in argv)]
+    here = os.path.dirname(path)
+    sys.path[0:1] = [here] if here == workdir or os.path.isabs(program) else [here, workdir]
+    sys.dont_write_bytecode = True
+    code = codes.get(path)
+    if code is None:
+        try:
+            with open(path, "rb") as file:
+                code = compile(file.read(), path, "exec", dont_inherit=True)
+        except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
+            return syntax_report(error, keep_place=True)
+    report = run_main(code, path)
+    if os.path.isabs(program):  # a script: how ``python SCRIPT`` would exit
+        report["exit"] = _exit_status(report)
+    return report
+
+
+def _exit_status(report: dict[str, object]) -> int:
+    """The status ``python SCRIPT`` exits with after a run that ``report`` describes."""
+    if report.get("ending") == "ok":
+        return 0
+    if report.get("exception") == "SystemExit":
+        message = str(report.get("message", ""))
+        if not message or message == "None":
+            return 0
+        try:
+            return int(message) & 0xFF
+        except ValueError:
+            return 1  # sys.exit("text") prints the text and exits 1
+    return 1
+
+
+def _forget_modules(tree: Mapping[str, str]) -> None:
+    """Remove from ``sys.modules`` what astreduce imported under a name of the tree's top-level modules."""
+    tops = {path.split("/")[0].removesuffix(".py") for path in tree if path.endswith(".py") or "/" in path}
+    for name in list(sys.modules):
+        if name.split(".")[0] in tops:
+            del sys.modules[name]
+    importlib.invalidate_caches()
+    sys.path_importer_cache.clear()
+
+
+def _serve_compiled(codes: dict[str, types.CodeType]) -> None:
+    """Make the source loader hand out the parent's code for the tree's files (this child's only)."""
+    original = importlib.machinery.SourceFileLoader.get_code
+
+    def get_code(loader: importlib.machinery.SourceFileLoader, fullname: str) -> types.CodeType | None:
+        code = codes.get(loader.path)
+        return code if code is not None else original(loader, fullname)
+
+    importlib.machinery.SourceFileLoader.get_code = get_code  # type: ignore[method-assign, assignment]  # a forked child's own copy

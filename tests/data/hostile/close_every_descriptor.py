@@ -1,0 +1,4 @@
+import os
+
+os.closerange(3, 4096)
+raise AssertionError("hostile")

@@ -1,0 +1,8 @@
+import os
+import signal
+
+try:
+    os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)
+except OSError:
+    pass
+raise AssertionError("hostile")

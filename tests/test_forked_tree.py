@@ -1,0 +1,104 @@
+"""A tree's tests in forked children (``astreduce.oracles.forked_tree``) end as the plain processes do.
+
+Every candidate below is judged twice by the same calibrated tree oracle:
+once in a child forked from this process (the tree written into its
+folder, its modules' code compiled once per text), once as a new
+interpreter (``python _worker_main.py --entry``, ``python check.py
+TREE``); the verdicts must agree. Real processes, real files, a real
+signal.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from astreduce.oracles.options import OracleOptions
+from astreduce.oracles.tree import TreeOracle
+from astreduce.outcome import Outcome
+
+#: A package shadowing a standard-library name, used by an entry that fails through a helper.
+TREE = {
+    "main.py": "import email\nfrom email.helper import twice\n\nassert twice(3) == 7, f'My Test {email.NAME}'\n",
+    "email/__init__.py": "NAME = 'mine'\n",
+    "email/helper.py": "def twice(x):\n    return x * 2\n\n\ndef unused():\n    return 1\n",
+}
+
+#: An interestingness script (C-Reduce's convention) over the same package: exit 0 when twice(3) is 6.
+CHECK = """\
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from email.helper import twice
+
+sys.exit(0 if twice(3) == 6 else 1)
+"""
+
+CANDIDATES = {
+    "original": TREE,
+    "helper fixed": {**TREE, "email/helper.py": "def twice(x):\n    return x * 2 + 1\n"},
+    "helper gone": {p: t for p, t in TREE.items() if p != "email/helper.py"},
+    "syntax error": {**TREE, "email/helper.py": "def twice(x)\n    return x * 2\n"},
+    "other exception": {**TREE, "email/helper.py": "def twice(x):\n    return x / 0\n"},
+    "exit status": {**TREE, "email/helper.py": "import os\n\ndef twice(x):\n    os._exit(3)\n"},
+    "system exit": {**TREE, "email/helper.py": "import sys\n\ndef twice(x):\n    sys.exit(4)\n"},
+    "segfault": {**TREE, "email/helper.py": "import os, signal\n\ndef twice(x):\n    os.kill(os.getpid(), signal.SIGSEGV)\n"},
+    "package emptied": {**TREE, "email/__init__.py": ""},
+}
+
+
+def _oracle(options: OracleOptions, **keywords: object) -> TreeOracle:
+    oracle = TreeOracle(options, **keywords)  # type: ignore[arg-type]
+    oracle.calibrate(TREE)
+    return oracle
+
+
+@pytest.mark.parametrize("kind", ["entry", "script"])
+def test_forked_runs_end_as_new_interpreters_do(kind: str, tmp_path: Path) -> None:
+    if kind == "entry":
+        options, keywords = OracleOptions(), {"entry": "main.py"}
+    else:
+        (tmp_path / "check.py").write_text(CHECK)
+        options, keywords = OracleOptions(test=str(tmp_path / "check.py")), {}
+    forked = _oracle(options, **keywords)
+    plain = _oracle(options, forked=False, **keywords)
+    try:
+        assert forked._forked is not None and not forked.notes and plain._forked is None
+        seen = set()
+        for name, candidate in CANDIDATES.items():
+            ours, theirs = forked.judge(candidate), plain.judge(candidate)
+            assert ours.outcome is theirs.outcome, name
+            if kind == "entry":
+                assert (ours.run.ending, ours.run.exception, ours.run.message) == (theirs.run.ending, theirs.run.exception, theirs.run.message), name
+            seen.add(ours.outcome)
+        assert Outcome.FAIL in seen and Outcome.PASS in seen
+    finally:
+        forked.close()
+        plain.close()
+
+
+def test_the_tree_shadows_what_astreduce_imported() -> None:
+    import email  # noqa: F401  # astreduce's own process has the standard library's
+
+    oracle = _oracle(OracleOptions(), entry="main.py")
+    try:
+        verdict = oracle.judge(TREE)
+        assert verdict.outcome is Outcome.FAIL and verdict.run.message == "My Test mine"
+    finally:
+        oracle.close()
+    assert "email.helper" not in sys.modules  # the child's imports stayed in the child
+
+
+def test_a_script_that_is_not_python_runs_as_a_process(tmp_path: Path) -> None:
+    script = tmp_path / "check.sh"
+    script.write_text(f"#!/bin/sh\ncd \"$1\" && {sys.executable} -c 'from email.helper import twice; assert twice(3) == 6'\n")
+    script.chmod(0o755)
+    oracle = _oracle(OracleOptions(test=str(script)))
+    try:
+        assert oracle._forked is None
+        assert oracle.judge(TREE).outcome is Outcome.FAIL
+        assert oracle.judge(CANDIDATES["helper fixed"]).outcome is Outcome.PASS
+    finally:
+        oracle.close()
