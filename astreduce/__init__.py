@@ -3,13 +3,21 @@
 The public API:
 
 * :func:`reduce_source`, :func:`reduce_file` — reduce a program against an oracle;
-* :func:`ddmin`, :func:`dd` — delta debugging over any sequence;
+* :func:`ddmin`, :func:`delta_debug` — delta debugging over any sequence; a test
+  returns an :class:`Outcome` or a bool (True: the failure reproduces);
+* :mod:`astreduce.dd` — the delta-debugging package: ``dd``, ``cdd``, ``minimise``, ...
+  (calling it, ``astreduce.dd(...)``, still runs ``dd`` as it did when it was the function);
 * :class:`DeltaDebugger` — the two-line interface: reduce the arguments of a failing call;
 * :func:`slice_run` — the critical slice of a run: the statement executions that cause its outcome;
-* :class:`Outcome` and the errors.
+* :class:`OracleOptions` — the oracle options of the command line, for :func:`reduce_source` and :func:`slice_run`;
+* :class:`Outcome`, the errors and ``__version__``.
 """
 
-from astreduce.dd import DDResult, dd, ddmin
+from importlib import metadata as _metadata
+
+from astreduce import dd  # the subpackage (callable as its dd function, as before)
+from astreduce.dd import DDResult, ddmin
+from astreduce.dd import dd as delta_debug
 from astreduce.debugger import DeltaDebugger
 from astreduce.errors import (
     AstReduceError,
@@ -22,9 +30,15 @@ from astreduce.errors import (
     TransformLoadError,
     UsageError,
 )
+from astreduce.oracles.options import OracleOptions
 from astreduce.outcome import Outcome
 from astreduce.reduce.single import Result, reduce_file, reduce_source
 from astreduce.slicing import SliceResult, slice_run
+
+try:
+    __version__: str = _metadata.version("astreduce")
+except _metadata.PackageNotFoundError:  # run from a source tree that is not installed
+    __version__ = "0.1.0"
 
 __all__ = [
     "AstReduceError",
@@ -35,14 +49,17 @@ __all__ = [
     "NoCallError",
     "NotFailingError",
     "NotReproducibleError",
+    "OracleOptions",
     "Outcome",
     "ReductionStopped",
     "Result",
     "SliceResult",
     "TransformLoadError",
     "UsageError",
+    "__version__",
     "dd",
     "ddmin",
+    "delta_debug",
     "reduce_file",
     "reduce_source",
     "slice_run",

@@ -255,3 +255,94 @@ def test_reduce_file_usage_errors(tmp_path: Path, make: str | None, output: str 
     if make == "file":
         assert path.read_text() == 'raise ValueError("x")\n'
         assert sorted(p.name for p in tmp_path.iterdir()) == ["prog.py"]
+
+
+# --- the delta-debugging API (issue 29) --------------------------------------------------------
+
+
+def parenthesised(candidate: object) -> bool:
+    """True (the failure reproduces) when an opening parenthesis comes before a closing one."""
+    text = "".join(candidate) if not isinstance(candidate, str) else candidate
+    return "(" in text and ")" in text.split("(", 1)[1]
+
+
+def test_astreduce_dd_is_the_subpackage() -> None:
+    import types
+
+    import astreduce.dd.counter
+
+    assert isinstance(astreduce.dd, types.ModuleType)
+    assert astreduce.dd.__name__ == "astreduce.dd"
+    assert astreduce.dd.cdd is astreduce.dd.counter.cdd
+    assert astreduce.dd.cdd("abc(def)", parenthesised) == "()"
+    assert astreduce.dd.dd is astreduce.delta_debug
+    assert "delta_debug" in astreduce.__all__ and "dd" in astreduce.__all__
+
+
+def test_calling_astreduce_dd_still_runs_the_dd_function() -> None:
+    from astreduce import dd
+
+    by_call = dd("abc(def)", parenthesised, mode="+-")
+    assert by_call == astreduce.delta_debug("abc(def)", parenthesised, mode="+-")
+    assert by_call.failing == "(def)" and by_call.difference == "("
+
+
+@pytest.mark.parametrize("algorithm", ["ddmin", "wddmin", "cdd", "probdd"])
+def test_minimisers_accept_a_test_that_returns_a_bool(algorithm: str) -> None:
+    def as_outcome(candidate: object) -> Outcome:
+        return Outcome.FAIL if parenthesised(candidate) else Outcome.PASS
+
+    by_bool = astreduce.dd.minimise("xy(ab)z", parenthesised, algorithm)
+    by_outcome = astreduce.dd.minimise("xy(ab)z", as_outcome, algorithm)
+    assert by_bool.failing == by_outcome.failing == "()"
+    assert by_bool.tests == by_outcome.tests
+
+
+@pytest.mark.parametrize("mode", ["-", "+", "+-"])
+def test_ddmin_and_dd_accept_a_test_that_returns_a_bool(mode: str) -> None:
+    assert astreduce.ddmin("abc(def)", parenthesised) == "()"
+    assert astreduce.ddmin(list("abc(def)"), lambda c: parenthesised(c)) == ["(", ")"]
+    with_bool = astreduce.delta_debug("abc(def)", parenthesised, mode)  # type: ignore[arg-type]
+    with_outcome = astreduce.delta_debug(
+        "abc(def)", lambda c: Outcome.FAIL if parenthesised(c) else Outcome.PASS, mode  # type: ignore[arg-type]
+    )
+    assert with_bool == with_outcome
+
+
+def test_a_bool_test_in_a_batch_and_in_the_stepwise_search() -> None:
+    from astreduce.dd.stepwise import dd_stepwise
+
+    def batch(candidates: list[str]):  # type: ignore[no-untyped-def]
+        return (parenthesised(c) for c in candidates)
+
+    assert astreduce.ddmin("abc(def)", parenthesised, batch=batch) == "()"
+    assert dd_stepwise("abc(def)", parenthesised).failing == "()"
+
+
+def test_a_test_that_returns_neither_outcome_nor_bool_is_refused() -> None:
+    with pytest.raises(TypeError, match="not an Outcome or a bool"):
+        astreduce.ddmin("abc", lambda c: None)  # type: ignore[arg-type,return-value]
+
+
+def test_oracle_options_are_exported() -> None:
+    from astreduce import OracleOptions
+    from astreduce.oracles.options import OracleOptions as Original
+
+    assert OracleOptions is Original and "OracleOptions" in astreduce.__all__
+    assert OracleOptions(expect="KeyError").expect == "KeyError"
+
+
+def test_the_version() -> None:
+    import re
+    from importlib import metadata
+
+    assert isinstance(astreduce.__version__, str)
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", astreduce.__version__)
+    try:
+        installed = metadata.version("astreduce")
+    except metadata.PackageNotFoundError:  # a source tree: the version pyproject.toml gives
+        pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+        match = re.search(r'^version = "([^"]+)"', pyproject, re.MULTILINE)
+        assert match is not None
+        installed = match.group(1)
+    assert astreduce.__version__ == installed

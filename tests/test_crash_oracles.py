@@ -315,3 +315,12 @@ def test_signal_names_with_and_without_sig_are_accepted() -> None:
 
     for name in ("SEGV", "sigsegv", "abrt", "any"):
         OracleOptions(run="{python} {file}", signal=name).check()
+
+
+def test_a_test_script_without_its_run_bit_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Before: it ran through sh, whatever its #! line said (a bash script's arrays failed as UNRESOLVED)."""
+    (tmp_path / "check.sh").write_text("#!/bin/bash\narr=(1 2)\nexit 0\n")
+    done, output = _reduce(tmp_path, "x = 1\n", "--test", str(tmp_path / "check.sh"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"astreduce: --test {tmp_path / 'check.sh'}: not executable; make it so (chmod +x {tmp_path / 'check.sh'}) and give it a #! line"
+    assert output == ""

@@ -285,9 +285,11 @@ def test_unknown_mode_is_rejected() -> None:
         dd("abc", fails_with_all("a"), "*")  # type: ignore[arg-type]
 
 
-def test_a_test_function_must_return_an_outcome() -> None:
-    with pytest.raises(TypeError, match="not an Outcome"):
-        ddmin("abc", lambda c: True)  # type: ignore[arg-type,return-value]
+def test_a_test_function_must_return_an_outcome_or_a_bool() -> None:
+    with pytest.raises(TypeError, match="not an Outcome or a bool"):
+        ddmin("abc", lambda c: "yes")  # type: ignore[arg-type,return-value]
+    with pytest.raises(TypeError, match="not an Outcome or a bool"):
+        ddmin("abc", lambda c: 1)  # type: ignore[arg-type,return-value]
 
 
 # -- counters, cache and progress -----------------------------------------------

@@ -168,3 +168,55 @@ def test_the_user_is_told_when_confinement_stops_the_original(world: World, tmp_
     assert line.startswith(f"astreduce: the input fails otherwise when confined: it was denied writing {world.outside / 'report.csv'} ")
     assert f"--allow-write {world.outside}" in line and "--no-confine" in line
     assert not (world.outside / "report.csv").exists()  # nothing ran unconfined to find that out
+
+
+#: A reporter that writes its CSV under WORK/build and fails on a bad row. Its candidates hoist and cut paths:
+#: ``os.path.join(WORK, "build")`` becomes ``WORK``, and the report lands beside the user's files.
+REPORTER = '''\
+import csv
+import os
+
+WORK = {work!r}
+ROWS = [("apples", 3, 0.5), ("pears", 2, 0.75), ("plums", 0, 1.25)]
+
+
+def write_report(rows, folder):
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "report.csv")
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["fruit", "count", "price"])
+        for name, count, price in rows:
+            writer.writerow([name, count, f"{{price:.2f}}"])
+    return path
+
+
+def average_price(path):
+    with open(path, newline="") as handle:
+        counted = [(int(row["count"]), float(row["price"])) for row in csv.DictReader(handle)]
+    return sum(c * p for c, p in counted) / sum(c for c, _ in counted if c > 1)
+
+
+assert average_price(write_report(ROWS, os.path.join(WORK, "build"))) < 0.6, "average too high"
+'''
+
+
+def test_a_reporter_writes_only_where_it_is_allowed_in_ten_runs_of_ten(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "build").mkdir(parents=True)
+    (work / "notes.txt").write_text("the user's notes\n")
+    (tmp_path / "report.py").write_text(REPORTER.format(work=str(work)))
+
+    def listing() -> list[str]:
+        return sorted(p.relative_to(work).as_posix() for p in work.rglob("*") if "build" not in p.relative_to(work).parts)
+
+    before = listing()
+    for run in range(10):
+        done = subprocess.run(
+            [sys.executable, "-m", "astreduce", "reduce", "report.py", "--allow-write", str(work / "build"),
+             "-o", f"out{run}.py", "-q", "-j", "2"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert listing() == before, f"run {run}: {listing()}"
+    assert (work / "notes.txt").read_text() == "the user's notes\n"

@@ -771,6 +771,23 @@ def test_cli_no_refine_stops_at_the_granularity(tmp_path: Path) -> None:
     assert "patch on OLD (not split down to lines): 11 changed lines (11 before splitting)" in result.stderr
 
 
+def test_the_patch_of_two_files_applies_to_old_when_their_names_differ(tmp_path: Path) -> None:
+    """``patch -p1`` in OLD's folder: the headers name OLD's file (before, NEW's: patch found no file to patch)."""
+    if shutil.which("patch") is None:
+        pytest.skip("no patch command")
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v2").mkdir()
+    (tmp_path / "v1" / "calc_v1.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\nassert f() + g() == 3, 'sum'\n")
+    (tmp_path / "v2" / "calc_v2.py").write_text("def f():\n    return 10\n\n\ndef g():\n    return 2\n\n\nassert f() + g() == 3, 'sum'\n")
+    result = invoke([str(tmp_path / "v1" / "calc_v1.py"), str(tmp_path / "v2" / "calc_v2.py")])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("--- a/calc_v1.py\n+++ b/calc_v1.py\n")
+    applied = subprocess.run(["patch", "-p1"], input=result.stdout, cwd=tmp_path / "v1", capture_output=True, text=True, check=False)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    failing = subprocess.run([sys.executable, "calc_v1.py"], cwd=tmp_path / "v1", capture_output=True, text=True, check=False)
+    assert failing.returncode == 1 and "AssertionError: sum" in failing.stderr
+
+
 def test_cli_one_line_errors(tmp_path: Path) -> None:
     old, new = tmp_path / "old.py", tmp_path / "new.py"
     old.write_text("x = 1 / 0\n", encoding="utf-8")
@@ -921,9 +938,9 @@ def test_sigint_stops_between_two_tests_and_keeps_the_versions_so_far(jobs: int,
     passing, failing = tmp_path / "new.passing.py", tmp_path / "new.failing.py"
     assert passing.is_file() and failing.is_file()
     # stopped in the first level: the patch on OLD so far is the whole failing version
-    assert stdout == unified_diff({"new.py": old}, {"new.py": failing.read_text(encoding="utf-8")})
+    assert stdout == unified_diff({"old.py": old}, {"old.py": failing.read_text(encoding="utf-8")})
     minimal = (tmp_path / "new.minimal-difference.diff").read_text(encoding="utf-8")
-    assert minimal == unified_diff({"new.py": passing.read_text(encoding="utf-8")}, {"new.py": failing.read_text(encoding="utf-8")})
+    assert minimal == unified_diff({"old.py": passing.read_text(encoding="utf-8")}, {"old.py": failing.read_text(encoding="utf-8")})
     program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
     ran = subprocess.run([sys.executable, "-c", program, str(failing), str(check)], capture_output=True, text=True, check=False)
     assert "AssertionError: four changed" in ran.stderr

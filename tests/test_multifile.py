@@ -272,6 +272,7 @@ def test_several_files_and_an_interestingness_script(tmp_path: Path) -> None:
             "interesting.sh": f'#!/bin/sh\ncd "$1" && {sys.executable} app.py 2>&1 | grep -q "invalid literal"\n',
         },
     )
+    (tmp_path / "interesting.sh").chmod(0o755)
     before = snapshot(tmp_path)
     process = astreduce(
         "reduce", "app.py", "util.py", "extra.py", "--test", "interesting.sh", "--transforms", "delete", "-q", cwd=tmp_path

@@ -11,7 +11,7 @@ import click
 
 from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, Mapper, run_batch
 from astreduce.cli.common import errors, fail, say, stop_on_signals
-from astreduce.cli.options import cluster_from, config_from, dask_option, oracle_options
+from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
 from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE, write_json
@@ -82,7 +82,8 @@ class BatchProgress:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the buckets (signature, files, reduced) and the inputs that do not reproduce here, as JSON.")
 @click.option("--all", "reduce_all", is_flag=True, help="Reduce every input, not only the smallest of each bucket.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How each bucket is reduced.")
-@click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
+@transforms_option
+@budget_option
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format each result with black when that still reproduces.")
 @dask_option

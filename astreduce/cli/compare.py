@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,10 +56,11 @@ from astreduce.search.cluster import tests_by_worker
     help="Write the table as CSV here.",
 )
 @click.option(
+    "--report",
     "--json",
     "json_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the table, each strategy's curve, passes and result as JSON here.",
+    help="Write the table, each strategy's curve, passes and result as JSON here (- for standard output; --json is an old name).",
 )
 @click.option(
     "--plot",
@@ -113,8 +116,10 @@ def compare_command(
             raise UsageError(
                 f"--plot {plot_path}: the file name must end in {', '.join(PLOT_SUFFIXES)}"
             )
+        if plot_path is not None and importlib.util.find_spec("matplotlib") is None:  # before the strategies run, not after
+            raise UsageError("--plot needs matplotlib: pip install 'astreduce[plot]'")
         for what, path in (("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
-            if path is not None:
+            if path is not None and str(path) != "-":
                 check_output_path(path, file, what=what)
         source = read_source(file)
         search = None

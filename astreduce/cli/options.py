@@ -154,9 +154,43 @@ def cluster_from(address: str | None, jobs: int) -> tuple[Cluster | None, int]:
 
 
 def transforms_from(values: dict[str, Any]) -> tuple[str, ...] | None:
-    """Take ``--transforms NAME,...`` out of a command's keyword arguments (``None``: every transform)."""
+    """Take ``--transforms NAME,...`` (or ``-NAME,...``: all but those) and ``--keep-names`` out of a command's
+    keyword arguments (``None``: every transform)."""
     names = values.pop("transform_names")
-    return tuple(n.strip() for n in names.split(",") if n.strip()) if names else None
+    chosen = tuple(n.strip() for n in names.split(",") if n.strip()) if names else None
+    if not values.pop("keep_names", False):
+        return chosen
+    if chosen is None or all(n.startswith("-") for n in chosen):
+        return (*(chosen or ()), "-rename")
+    return tuple(n for n in chosen if n != "rename")
+
+
+#: ``--transforms`` and ``--keep-names``, for every command that reduces.
+transforms_options = [
+    click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms, or with -NAME,... all but those (see `astreduce transforms`)."),
+    click.option("--keep-names", is_flag=True, help="Keep every name as it is (the same as --transforms -rename)."),
+]
+
+
+#: ``--max-tests`` and ``--max-time``: a budget for the whole reduction.
+budget_options = [
+    click.option("--max-tests", type=int, metavar="N", help="Stop after N tests with the best result so far, verified (exit 0; the report says the budget ended the run)."),
+    click.option("--max-time", "max_seconds", type=float, metavar="SECONDS", help="Stop after SECONDS (from the start) with the best result so far, verified (exit 0)."),
+]
+
+
+def budget_option(command: F) -> F:
+    """Add ``--max-tests`` and ``--max-time`` to a click command."""
+    for option in reversed(budget_options):
+        command = option(command)
+    return command
+
+
+def transforms_option(command: F) -> F:
+    """Add ``--transforms`` and ``--keep-names`` to a click command."""
+    for option in reversed(transforms_options):
+        command = option(command)
+    return command
 
 
 def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
@@ -168,6 +202,8 @@ def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
         transforms=transforms_from(values),
         jobs=values.pop("jobs"),
         format=values.pop("format_result"),
+        max_tests=values.pop("max_tests", None),
+        max_seconds=values.pop("max_seconds", None),
         options=options_from(values),
         **settings,
     )

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import cluster_from, confinement, confinement_from, dask_option, transforms_from
+from astreduce.cli.options import budget_option, transforms_option, cluster_from, confinement, confinement_from, dask_option, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import write_tree
 from astreduce.oracles.options import OracleOptions
@@ -26,7 +26,8 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=".", show_default=True, help="The project's folder: pytest runs NODEID in copies of it.")
 @click.option("--reduce", "modules", multiple=True, metavar="FILE", help="Reduce only the test's file and these files (repeat for several) [default: the test's file, the project's modules it imports, and the conftests on its way].")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How each file is reduced.")
-@click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
+@transforms_option
+@budget_option
 @click.option("--python", metavar="PATH|VERSION", help="The interpreter that runs the project's tests [default: the project's .venv or venv, else this one].")
 @click.option("--timeout", type=float, help="Seconds per test [default: 10x the original run, at least 2].")
 @click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky tests).")
@@ -71,6 +72,8 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             format=values.pop("format_result"),
             resume=values.pop("resume"),
             cache_dir=values.pop("cache_dir"),
+            max_tests=values.pop("max_tests"),
+            max_seconds=values.pop("max_seconds"),
         )
         config.check()
         config.options.check()

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import errors, exit_after, run_reduction, say
-from astreduce.cli.options import cluster_from, config_from, dask_option, oracle_options
+from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import (
     check_output_dir,
@@ -38,7 +38,8 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty].")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search (for a directory: how each file is reduced).")
-@click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms (see `astreduce transforms`).")
+@transforms_option
+@budget_option
 @click.option("--entry", metavar="FILE", help="A directory or several files: the file that runs as __main__, with the copy's folder first on sys.path (the exec oracle), and {file} in --run [default for several files: the first one].")
 @oracle_options
 @dask_option

@@ -100,7 +100,8 @@ def dd(
 
     Args:
         elements: a ``str``, ``bytes``, ``list`` or ``tuple``; results have its type.
-        test: maps a candidate (same type as ``elements``) to an :class:`Outcome`.
+        test: maps a candidate (same type as ``elements``) to an :class:`Outcome`, or to a
+            bool: True (the failure reproduces) is FAIL, False is PASS.
         mode: ``-`` minimises the failing input, ``+`` maximises the passing
             input, ``+-`` does both and returns their 1-minimal difference.
         batch: optional; evaluates a list of candidates, yielding outcomes in

@@ -27,10 +27,11 @@ from astreduce.outcome import Outcome
 T = TypeVar("T")
 Config = tuple[int, ...]
 
-#: A test function: a candidate (of the input's type) to its outcome.
-TestFunction = Callable[[Sequence[T]], Outcome]
-#: A batch function: candidates in dd's order to their outcomes, lazily, in that order.
-BatchFunction = Callable[[list[Sequence[T]]], Iterator[Outcome]]
+#: A test function: a candidate (of the input's type) to its outcome, or to a bool:
+#: True (the failure reproduces) is FAIL, False is PASS, as for ``interesting=``.
+TestFunction = Callable[[Sequence[T]], Outcome | bool]
+#: A batch function: candidates in dd's order to their outcomes (or bools), lazily, in that order.
+BatchFunction = Callable[[list[Sequence[T]]], Iterator[Outcome | bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,22 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+
+
+def as_outcome(answer: object) -> Outcome:
+    """A test function's answer as an :class:`Outcome`: True (reproduces) is FAIL, False is PASS.
+
+    Raises:
+        TypeError: the answer is neither an Outcome nor a bool.
+    """
+    if isinstance(answer, Outcome):
+        return answer
+    if isinstance(answer, bool):
+        return Outcome.FAIL if answer else Outcome.PASS
+    raise TypeError(
+        f"the test function returned {answer!r}, not an Outcome or a bool "
+        "(True: the failure reproduces, FAIL; False: PASS)"
+    )
 
 
 def rebuild(elements: Sequence[T], config: Config) -> Sequence[T]:
@@ -127,9 +144,8 @@ class Runner(Generic[T]):
         self.cache_hits += 1
         return self._cache[config]
 
-    def _record(self, config: Config, result: Outcome) -> Outcome:
-        if not isinstance(result, Outcome):
-            raise TypeError(f"the test function returned {result!r}, not an Outcome")
+    def _record(self, config: Config, answer: Outcome | bool) -> Outcome:
+        result = as_outcome(answer)
         self.tests += 1
         if self._use_cache:
             self._cache[config] = result

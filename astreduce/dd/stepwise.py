@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult, Mode
-from astreduce.dd.runner import Config, TestFunction, rebuild
+from astreduce.dd.runner import Config, TestFunction, as_outcome, rebuild
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
@@ -78,7 +78,7 @@ def dd_stepwise(
     def outcome(config: set[int]) -> Outcome:
         nonlocal tests
         tests += 1
-        return test(value(config))
+        return as_outcome(test(value(config)))
 
     def result(c_pass: set[int], c_fail: set[int]) -> DDResult[T]:
         return DDResult(

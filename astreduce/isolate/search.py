@@ -110,15 +110,23 @@ class IsolationResult:
     syntax_rejections: int = 0
     """Candidates UNRESOLVED without a test because a Python file did not parse."""
 
+    patch_name: str | None = None
+    """For two files: the name the diffs give the file, OLD's, so that ``patch -p1`` in OLD's folder applies them."""
+
+    def _named(self, tree: FileTree) -> FileTree:
+        if self.single is None or self.patch_name is None:
+            return tree
+        return {self.patch_name if path == self.single else path: text for path, text in tree.items()}
+
     @property
     def diff(self) -> str:
         """The 1-minimal difference as a unified diff: passing → failing."""
-        return unified_diff(self.passing, self.failing)
+        return unified_diff(self._named(self.passing), self._named(self.failing))
 
     @property
     def isolated_diff(self) -> str:
         """OLD → OLD with the isolated changes: a patch that alone makes OLD fail."""
-        return unified_diff(self.old, self.isolated)
+        return unified_diff(self._named(self.old), self._named(self.isolated))
 
     @property
     def diff_lines(self) -> int:
@@ -609,11 +617,16 @@ def isolate_paths(
         reason = str(error).removeprefix("input does not reproduce: ").replace("exception to reduce for", "exception to isolate for")
         raise NotReproducibleError(f"NEW does not fail: {reason}") from None
     try:
-        return isolate(
+        result = isolate(
             old_source.text, new_source.text, text_oracle, granularity, jobs=jobs, filename=new.name, stop=stop, refine=refine
         )
+    except ReductionStopped as stopped:
+        stopped.result.patch_name = old.name
+        raise
     finally:
         text_oracle.close()
+    result.patch_name = old.name  # the candidates ran under NEW's name; the patch applies to OLD
+    return result
 
 
 def _tree_figures(tree: Mapping[str, str]) -> dict[str, int]:

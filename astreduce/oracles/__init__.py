@@ -216,7 +216,9 @@ class Target:
             return True
         if self.match.startswith("regex:"):
             return re.search(self.match[len("regex:") :], run.message) is not None
-        return run.message == (self.message or "")
+        wanted = self.message or ""
+        # a KeyError's message is the repr of its key: --expect KeyError:missing means KeyError('missing') too
+        return run.message == wanted or (run.exception.rsplit(".", 1)[-1] == "KeyError" and run.message == repr(wanted))
 
     @property
     def is_syntax_error(self) -> bool:

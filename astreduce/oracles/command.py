@@ -19,6 +19,7 @@ import errno
 import os
 import re
 import shlex
+import shutil
 import signal as signals
 import subprocess
 import sys
@@ -151,6 +152,11 @@ class Process:
                 cap.join(self.popen.pid)
             self.result: Signature | None = None
             return
+        if not shell and launcher is not None:  # it would say "setpriv: failed to execute ...": say it of the program
+            program = os.path.join(workdir, argv[0]) if os.sep in argv[0] else shutil.which(argv[0])
+            if program is None or not os.path.isfile(program) or not os.access(program, os.X_OK):
+                self._cannot_start(argv[0], found=program is not None and os.path.isfile(program), why="Permission denied")
+                return
         with open(self.out, "wb") as out, open(self.err, "wb") as err, open(stdin_path or os.devnull, "rb") as inp:
             if launcher is not None:
                 # no Python between fork and exec: the limits and the cgroup are set from here,
@@ -177,14 +183,16 @@ class Process:
                 except OSError as error:
                     if shell or error.errno not in (errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR):
                         raise
-                    # the program cannot start: end as a shell would (127 not found, 126 not executable)
-                    found = error.errno == errno.ENOENT
-                    said = f"{argv[0]}: {'command not found' if found else error.strerror}"
-                    self.err.write_text(said + "\n")
-                    self.result = Signature(None, 127 if found else 126, said, stderr=said + "\n")
-                    release_workdir(self.workdir, self.own_files)
+                    self._cannot_start(argv[0], found=error.errno != errno.ENOENT, why=error.strerror or "")
                     return
         self.result = None
+
+    def _cannot_start(self, program: str, *, found: bool, why: str) -> None:
+        """End at once as a shell ends a command it cannot start: 127 not found, 126 not executable."""
+        said = f"{program}: {why if found else 'command not found'}"
+        self.err.write_text(said + "\n")
+        self.result = Signature(None, 126 if found else 127, said, stderr=said + "\n")
+        release_workdir(self.workdir, self.own_files)
 
     def release(self, timeout: float, limits: Limits) -> None:
         """Let a gated process run its command now, with these limits and this timeout."""
@@ -266,7 +274,12 @@ class Process:
 
 
 def script_argv(script: str) -> list[str]:
-    """How to run an interestingness script: directly when executable, else by its kind."""
+    """How to run an interestingness script: directly when executable, a ``.py`` one with this Python.
+
+    Raises:
+        UsageError: no such file, or a script that is neither executable nor Python (guessing its shell would
+            run a bash script under ``sh``, or a Perl one).
+    """
     path = os.path.abspath(script)
     if not os.path.isfile(path):
         raise UsageError(f"--test {script}: no such file")
@@ -274,7 +287,7 @@ def script_argv(script: str) -> list[str]:
         return [path]
     if path.endswith(".py"):
         return [sys.executable, path]
-    return ["/bin/sh", path]
+    raise UsageError(f"--test {script}: not executable; make it so (chmod +x {script}) and give it a #! line")
 
 
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?~\n]")

@@ -25,7 +25,7 @@ from astreduce.oracles.options import RetryingOracle
 from astreduce.oracles.tree import encode_tree
 from astreduce.pytest_node.oracle import PytestOracle
 from astreduce.pytest_node.project import Project
-from astreduce.reduce.single import ReduceConfig, StopRequest, make_plan
+from astreduce.reduce.single import ReduceConfig, StopRequest, budget_spent, make_plan
 from astreduce.reduce.tree import TreeReducer, TreeResult, resume_store
 from astreduce.search.session import Interrupted, ProgressEvent
 
@@ -152,10 +152,11 @@ def reduce_pytest_node(
         if config.cluster is not None:
             judged = config.cluster.adopt(judged)
         store = resume_store(config, judged)
+        budget = config.budget()
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
             protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced,
-            store=store, exhaustive=config.exhaustive, on_improve=save, on_progress=on_progress, stop=stop,
+            store=store, exhaustive=config.exhaustive, budget=budget, on_improve=save, on_progress=on_progress, stop=stop,
         )
         if save is not None:
             save(dict(project.tree))  # from now on the output exists and reproduces, whatever happens
@@ -169,7 +170,11 @@ def reduce_pytest_node(
         finally:
             reducer.trees.close()
         interrupted = interrupted or (stop is not None and stop.requested)
-        tree = reducer.finish(started=started, format=config.format, interrupted=interrupted, judge=oracle.judge_plain)
+        budget_ended = budget_spent(budget, interrupted, stop)
+        interrupted = interrupted and not budget_ended
+        tree = reducer.finish(
+            started=started, format=config.format, interrupted=interrupted, judge=oracle.judge_plain, budget_ended=budget_ended,
+        )
     finally:
         judged.close()  # a cluster's copies; the oracle itself too (closing twice is harmless)
         oracle.close()

@@ -73,6 +73,7 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "speculative": result.speculative,
         "syntax_rejections": result.syntax_rejections,
         "workers": result.workers,
+        "budget_ended": result.budget_ended,
     }
 
 

@@ -35,7 +35,7 @@ from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, ClusterOracle, tests_by_worker
-from astreduce.search.session import Interrupted, ProgressEvent, SearchFigures, Session, code_key
+from astreduce.search.session import Budget, Interrupted, ProgressEvent, SearchFigures, Session, code_key
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
@@ -146,6 +146,16 @@ class ReduceConfig:
     exhaustive: bool = False
     cluster: Cluster | None = None
     """Run the tests on this Dask cluster's workers (``--dask``); the original is calibrated there too."""
+    max_tests: int | None = None
+    """Stop after this many tests (``--max-tests``) with the best so far, verified: a finished result."""
+    max_seconds: float | None = None
+    """Stop after this many seconds (``--max-time``), from the start, the same way."""
+
+    def budget(self) -> Budget | None:
+        """The budget the reduction's sessions share, when one is set (it starts now)."""
+        if self.max_tests is None and self.max_seconds is None:
+            return None
+        return Budget(self.max_tests, self.max_seconds)
 
     def check(self) -> None:
         """Raise UsageError for an unknown strategy or a ``-j`` below 1 (the oracle's options check themselves)."""
@@ -153,6 +163,10 @@ class ReduceConfig:
             raise UsageError(f"unknown strategy {self.strategy!r}; choose from {', '.join(STRATEGIES)}")
         if self.jobs < 1:
             raise UsageError("-j must be at least 1")
+        if self.max_tests is not None and self.max_tests < 1:
+            raise UsageError("--max-tests must be at least 1")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise UsageError(f"--max-time must be a positive number of seconds, not {self.max_seconds:g}")
 
     def tracing(self, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
         """How ``value-from-trace`` records values under the oracle the options describe: (recorder, enabled).
@@ -181,7 +195,9 @@ def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:
     Raises:
         UsageError: an unknown transform, an unknown interpreter.
     """
-    plan = Plan(load_transforms(config.transforms), extras=config.transforms is None)
+    # the extras (text passes, value tracing, ...) go with every transform, or every one but a few
+    leaving_out = config.transforms is not None and all(n.startswith("-") for n in config.transforms)
+    plan = Plan(load_transforms(config.transforms), extras=config.transforms is None or leaving_out)
     plan.unparsable_text = config.options.kind != "exec"  # a tool may crash on text Python rejects
     python_path = syntax_interpreter(config.options.python)
     parser = ForeignParser(python_path) if python_path is not None else None
@@ -333,6 +349,7 @@ def reduce_with(
     started = time.monotonic()
     config.check()
     config.options.check()
+    budget = config.budget()
     plan, parser = make_plan(config)
     strategy = config.strategy if search is None else search.name
     if search is None and config.strategy in ("auto", "hdd", "flat"):
@@ -377,7 +394,7 @@ def reduce_with(
     counted = tests_by_worker(judged)
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
-        retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating,
+        retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating, budget=budget,
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
         alike=code_key if syntax_check_of(judged) is not None and config.strategy in ("auto", "hdd", "flat") else None,
     )
@@ -401,9 +418,10 @@ def reduce_with(
             if stop is not None:
                 stop._session = None
                 interrupted = interrupted or stop.requested
+        budget_ended = budget_spent(budget, interrupted, stop)
         latest = saved[0] if interrupted and saved else None
         searched = tests_by_worker(judged) - counted  # the search's tests, before the final check
-        result = _finish(session, judged, strategy, started, format=config.format and not interrupted, latest=latest)
+        result = _finish(session, judged, strategy, started, format=config.format and (budget_ended or not interrupted), latest=latest)
     finally:
         judged.close()
         if parser is not None:
@@ -416,10 +434,16 @@ def reduce_with(
             else "the result is empty, so the oracle may judge something other than the program"
         )
     result.workers = dict(sorted(searched.items()))
-    if interrupted:
+    result.budget_ended = budget_ended
+    if interrupted and not budget_ended:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
     return result
+
+
+def budget_spent(budget: Budget | None, interrupted: bool, stop: StopRequest | None) -> bool:
+    """Whether a search that ended early (``interrupted``) ended for its budget, not for a stop request."""
+    return interrupted and budget is not None and budget.spent and not (stop is not None and stop.requested)
 
 
 def syntax_check_of(oracle: object) -> Callable[[str], bool] | None:

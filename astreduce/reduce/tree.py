@@ -56,10 +56,10 @@ from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.interpreters import version_of
 from astreduce.oracles.trace import TreeTracer
-from astreduce.reduce.single import ReduceConfig, StopRequest, configure_tracing, format_with_black, make_plan, verify_and_format
+from astreduce.reduce.single import ReduceConfig, StopRequest, budget_spent, configure_tracing, format_with_black, make_plan, verify_and_format
 from astreduce.reduce.report import passes_report
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.session import Interrupted, PassStats, ProgressEvent, SearchFigures, Session
+from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, SearchFigures, Session
 from astreduce.search.greedy import apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
@@ -216,6 +216,7 @@ class TreeResult(SearchFigures):
             "speculative": self.speculative,
             "syntax_rejections": self.syntax_rejections,
             "resumed": self.resumed,
+            "budget_ended": self.budget_ended,
         }
 
 
@@ -264,6 +265,7 @@ class TreeReducer:
         tracer: Callable[[str, Mapping[str, str]], TreeTracer | None] | None = None,
         store: OutcomeStore | None = None,
         exhaustive: bool = False,
+        budget: Budget | None = None,
         on_improve: Callable[[dict[str, str]], None] | None = None,
         on_progress: Callable[[ProgressEvent], None] | None = None,
         stop: StopRequest | None = None,
@@ -280,6 +282,8 @@ class TreeReducer:
         self.store = store
         """The persistent outcome cache (``--resume``): each session keeps its outcomes in a scoped view of it."""
         self.exhaustive = exhaustive
+        self.budget = budget
+        """Tests and seconds the whole reduction may spend, shared by every session."""
         self.on_improve = on_improve
         self.on_progress = on_progress
         self.stop = stop
@@ -291,7 +295,7 @@ class TreeReducer:
         encoded = EncodedTree(oracle)
         self.trees = Session(
             encode_tree(original), encoded.judge, on_improve=self._improved, start=encoded.start, jobs=jobs,
-            on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None,
+            on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None, budget=budget,
         )
         self.current: Session | None = None
         self.totals = {"tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0}
@@ -361,7 +365,7 @@ class TreeReducer:
             self.stop.attach(session)
 
     def _check_stop(self) -> None:
-        if self.trees.stop_requested:
+        if self.trees.stopping():
             raise Interrupted
 
     def _begin(self, name: str) -> PassStats:
@@ -482,7 +486,7 @@ class TreeReducer:
         session = Session(
             text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
             on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs, store=scope,
-            retry_stale=self.exhaustive,
+            retry_stale=self.exhaustive, budget=self.budget,
         )
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
@@ -512,6 +516,7 @@ class TreeReducer:
 
     def finish(
         self, *, started: float, format: bool, interrupted: bool, judge: Callable[[FileTree], Verdict] | None = None,
+        budget_ended: bool = False,
     ) -> TreeResult:
         """Verify the smallest tree saved (a real run, not the cache; ``judge``, else the oracle's), format it, measure it."""
         def pretty(tree: dict[str, str]) -> dict[str, str]:
@@ -543,6 +548,7 @@ class TreeReducer:
             speculative=int(self._count("speculative")),
             syntax_rejections=int(self._count("syntax_rejections")),
             resumed=self.store.hits if self.store is not None else 0,
+            budget_ended=budget_ended,
         )
 
 
@@ -612,11 +618,12 @@ def reduce_tree_with(
             raise blame_confinement(options, error) from None
         judged = oracle if config.cluster is None else config.cluster.adopt(oracle)
         store = resume_store(config, oracle)
+        budget = config.budget()
         reducer = TreeReducer(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
             tracer=entry_tracer(oracle, foreign_parser=plan.foreign_parser), store=store, exhaustive=config.exhaustive,
-            on_improve=on_improve, on_progress=on_progress, stop=stop,
+            budget=budget, on_improve=on_improve, on_progress=on_progress, stop=stop,
         )
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
@@ -629,7 +636,9 @@ def reduce_tree_with(
         finally:
             reducer.trees.close()
         interrupted = interrupted or (stop is not None and stop.requested)
-        result = reducer.finish(started=started, format=format, interrupted=interrupted)
+        budget_ended = budget_spent(budget, interrupted, stop)
+        interrupted = interrupted and not budget_ended
+        result = reducer.finish(started=started, format=format, interrupted=interrupted, budget_ended=budget_ended)
         result.notes[:0] = oracle.notes
         if result.output_size.tokens == 0 and result.input_size.tokens > 0:
             result.notes.append(options.empty_result_note())

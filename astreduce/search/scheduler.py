@@ -84,9 +84,12 @@ class Ledger(Protocol):
     Keys are :func:`digest`\\ s of candidate texts.
     """
 
-    stop_requested: bool
     oracle_seconds: float
     """Time spent waiting for the oracle; the scheduler adds what it waits."""
+
+    def stopping(self) -> bool:
+        """Whether the search must stop before its next test (a stop request, a spent budget)."""
+        ...
 
     def peek(self, key: bytes) -> Outcome | None:
         """The cached outcome of ``key`` in memory (no persistent store: this asks often)."""
@@ -179,7 +182,7 @@ class Scheduler:
 
     def _one(self, text: str) -> Outcome:
         ledger = self.ledger
-        if ledger.stop_requested:
+        if ledger.stopping():
             raise Interrupted
         key = digest(text)
         if ledger.rejected(key, text):
@@ -267,7 +270,7 @@ class Scheduler:
                 if not window:
                     kept = look_key
                     return
-                if self.ledger.stop_requested:
+                if self.ledger.stopping():
                     raise Interrupted
                 if slots_full and window[0].pending is not None and self._another_ends_first(window[0].pending, running):
                     continue  # a test after the next one ended first: its slot takes a new candidate
@@ -390,7 +393,7 @@ class Scheduler:
             if fds is None:
                 return False
             descriptors += fds
-        while not self.ledger.stop_requested:
+        while not self.ledger.stopping():
             if _ended(head):
                 return False
             if any(_ended(p) for p in others):

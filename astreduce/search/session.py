@@ -30,7 +30,7 @@ from astreduce.outcome import Outcome, first_fail
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
-__all__ = ["Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session", "code_key"]
+__all__ = ["Budget", "Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session", "code_key"]
 
 
 #: A pass family's chunk tests start to count once there are this many of them ...
@@ -135,6 +135,8 @@ class SearchFigures:
     """Candidates started ahead (``-j``) and cancelled because an earlier one decided."""
     syntax_rejections: int = 0
     """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
+    budget_ended: bool = False
+    """The search stopped because ``--max-tests`` or ``--max-time`` was spent (the result is still verified)."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,31 @@ class ProgressEvent:
         return self.sizer()
 
 
+class Budget:
+    """How many tests and seconds a reduction may spend; once spent, its sessions stop between two tests.
+
+    The sessions of one reduction (a tree's, file by file) share one budget.
+    The search then ends as after a stop request, and the best so far is
+    verified, formatted and returned as a finished result (exit 0), with
+    :attr:`SearchFigures.budget_ended` set.
+    """
+
+    def __init__(self, max_tests: int | None = None, max_seconds: float | None = None) -> None:
+        self.max_tests = max_tests
+        self.deadline = time.monotonic() + max_seconds if max_seconds is not None else None
+        self.tests = 0
+
+    def count(self) -> None:
+        """One more test was run."""
+        self.tests += 1
+
+    @property
+    def spent(self) -> bool:
+        return (self.max_tests is not None and self.tests >= self.max_tests) or (
+            self.deadline is not None and time.monotonic() >= self.deadline
+        )
+
+
 @dataclass
 class Session:
     """A reduction in progress."""
@@ -177,6 +204,8 @@ class Session:
     history: list[tuple[int, int]] = field(default_factory=list)
     """(tests so far, tokens of the best) after each improvement: the size-over-tests curve."""
     stop_requested: bool = False
+    budget: Budget | None = None
+    """Tests and seconds the whole reduction may spend (``--max-tests``, ``--max-time``), shared by its sessions."""
     store: OutcomeStore | None = None
     """The persistent cache (``--resume``): consulted on a miss, fed with every test."""
     syntax_rejections: int = 0
@@ -322,6 +351,8 @@ class Session:
         if kind is not None:
             self._by_kind[kind] = outcome
         self.tests += 1
+        if self.budget is not None:
+            self.budget.count()
         self._cache[key] = outcome
         if self.store is not None:
             self.store.put(key, outcome)
@@ -372,6 +403,10 @@ class Session:
         return first_fail(self.outcomes(texts, if_fails, if_none))
 
     # --- passes -----------------------------------------------------------
+
+    def stopping(self) -> bool:
+        """Whether the search should stop before its next test: a stop request, or the budget spent."""
+        return self.stop_requested or (self.budget is not None and self.budget.spent)
 
     def chunks_pay(self) -> bool:
         """Whether the current pass's family should try chunks of several opportunities first:

@@ -203,22 +203,22 @@ def drop(tree: Tree, node_id: int) -> Edit | None:
 
 
 def load_transforms(names: Iterable[str] | None = None) -> list[Transform]:
-    """Instantiate registered transforms, in phase order, optionally only ``names``.
+    """Instantiate registered transforms, in phase order: every one, only ``names``, or all but the names
+    that start with ``-`` (``-rename``).
 
     Raises:
         TransformLoadError: an entry point fails to import or is not a Transform.
         UsageError: a name in ``names`` is not registered.
     """
     registry = registered_transforms()
-    if names is None:
-        chosen = list(registry)
-    else:
-        chosen = list(dict.fromkeys(names))
-        unknown = [n for n in chosen if n not in registry]
-        if unknown:
-            raise UsageError(
-                f"unknown transform {', '.join(unknown)}; known: {', '.join(sorted(registry))}"
-            )
+    wanted = list(dict.fromkeys(names)) if names is not None else None
+    excluded = [n[1:] for n in wanted or [] if n.startswith("-")]
+    if wanted is not None and excluded and len(excluded) != len(wanted):
+        raise UsageError("--transforms takes names to use (rename,delete) or names to leave out (-rename,-delete), not both")
+    unknown = [n for n in (excluded or wanted or []) if n not in registry]
+    if unknown:
+        raise UsageError(f"unknown transform {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
+    chosen = wanted if wanted is not None and not excluded else [n for n in registry if n not in excluded]
     instances = [registry[n]() for n in chosen]
     order = {phase: i for i, phase in enumerate(PHASES)}
     instances.sort(key=lambda t: (order.get(t.phase, len(PHASES)), -t.priority, t.name))
