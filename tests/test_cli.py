@@ -570,3 +570,110 @@ def test_results_and_reports_get_the_mode_a_plain_open_gives(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE((tmp_path / "script.py").stat().st_mode) == 0o755
     assert (tmp_path / "script.py").read_text() != program and (tmp_path / "script.py.orig").read_text() == program
+
+
+# --- budgets, choices and what a run says (issue 29) --------------------------------------------
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpora" / "markup_stripping"
+
+
+def _markup(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ASTREDUCE, "reduce", str(CORPUS / "input.py"), "--append", str(CORPUS / "check.py"), "--expect", "AssertionError:My Test",
+         "-o", str(tmp_path / "out.py"), *options],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+
+
+def _fails_the_same_way(tmp_path: Path) -> bool:
+    program = (tmp_path / "out.py").read_text() + "\n" + (CORPUS / "check.py").read_text()
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False)
+    return done.stderr.strip().splitlines()[-1] == "AssertionError: My Test"
+
+
+@pytest.mark.parametrize("choice", [["--transforms", "-rename"], ["--keep-names"]])
+def test_leaving_rename_out_keeps_the_names(tmp_path: Path, choice: list[str]) -> None:
+    done = _markup(tmp_path, *choice, "-q")
+    assert done.returncode == 0, done.stderr
+    reduced = (tmp_path / "out.py").read_text()
+    assert all(re.search(rf"\b{name}\b", reduced) for name in ("tag", "quote", "out")), reduced
+    assert _fails_the_same_way(tmp_path)
+
+
+def test_a_transform_cannot_be_both_chosen_and_left_out(tmp_path: Path) -> None:
+    done = _markup(tmp_path, "--transforms", "delete,-rename", "-q")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "astreduce: --transforms takes names to use (rename,delete) or names to leave out (-rename,-delete), not both"
+
+
+def test_max_tests_stops_with_a_verified_result(tmp_path: Path) -> None:
+    done = _markup(tmp_path, "--max-tests", "8", "-j", "1", "-q", "--report", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["tests"] <= 10 and report["budget_ended"] and report["verified"]
+    assert _fails_the_same_way(tmp_path)
+
+
+def test_max_time_ends_the_run_with_exit_0(tmp_path: Path) -> None:
+    done = _markup(tmp_path, "--max-time", "1", "-q", "--report", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["verified"]
+    assert _fails_the_same_way(tmp_path)
+
+
+def test_the_report_on_standard_output_is_one_json_document(tmp_path: Path) -> None:
+    done = _markup(tmp_path, "--report", "-", "-q")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)  # nothing else on standard output: the result is in out.py
+    assert report["target"] == "AssertionError('My Test')" and report["verified"] is True
+    assert report["astreduce_version"] == version("astreduce") and report["python"].startswith("CPython 3.")
+    assert report["command"].startswith("astreduce reduce ") and "--report -" in report["command"]
+    assert report["output"]["path"] == str(tmp_path / "out.py") and (tmp_path / "out.py").is_file()
+
+
+def test_the_run_says_what_it_reduces_for(tmp_path: Path) -> None:
+    done = _markup(tmp_path, "-j", "1")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("[")]
+    assert lines[0].startswith(f"astreduce: {CORPUS / 'input.py'}: 85 tokens, 19 lines; the exec oracle (expects AssertionError:My Test")
+    assert lines[0].endswith(")") and "target: AssertionError('My Test')" in lines[0]
+    assert lines[-1].endswith("(verified); still AssertionError('My Test')")
+
+
+def test_a_line_marked_keep_is_never_deleted_or_rewritten(tmp_path: Path) -> None:
+    program = tmp_path / "kept.py"
+    program.write_text(
+        "import math\n\nLIMIT = 10  # astreduce: keep\nlabel = 'circle'\n\n\ndef area(r):\n    return math.pi * r * r\n\n\n"
+        "assert area(2) < LIMIT, 'too big'\n"
+    )
+    done = subprocess.run([*ASTREDUCE, "reduce", str(program), "-o", str(tmp_path / "out.py"), "-q", "--keep", r"math\.pi"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    reduced = (tmp_path / "out.py").read_text()
+    assert "LIMIT = 10  # astreduce: keep\n" in reduced and "    return math.pi * r * r\n" in reduced
+    assert "label" not in reduced
+
+
+def test_compare_wants_matplotlib_before_it_runs_a_strategy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from astreduce.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "matplotlib" else real(name, *rest))
+    (tmp_path / "prog.py").write_text("assert False, 'x'\n")
+    result = CliRunner().invoke(main, ["compare", str(tmp_path / "prog.py"), "--plot", str(tmp_path / "plot.png")])
+    assert result.exit_code == 2
+    assert result.stderr == "astreduce: --plot needs matplotlib: pip install 'astreduce[plot]'\n"
+
+
+def test_verbose_shows_how_each_test_ended_and_what_it_printed(tmp_path: Path) -> None:
+    program = tmp_path / "talks.py"
+    program.write_text("print('hello from the candidate')\nx = 1\nprint('value', x)\nassert x == 2, 'no'\n")
+    done = subprocess.run([*ASTREDUCE, "reduce", str(program), "-o", str(tmp_path / "out.py"), "-v", "2", "-j", "1"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^astreduce: test 1: (PASS|FAIL|UNRESOLVED) \(", done.stderr, re.M)
+    assert "  | value 1\n" in done.stderr and "  | hello from the candidate\n" in done.stderr

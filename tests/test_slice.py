@@ -338,7 +338,7 @@ def test_command_listing_report_and_plot(tmp_path: Path) -> None:
     ("args", "status", "message"),
     [
         (["missing.py"], 2, "cannot read missing.py"),
-        (["{prog}", "--stdin", "nope.txt"], 2, "--stdin nope.txt: no such file"),
+        (["{prog}", "--input", "nope.txt"], 2, "--input nope.txt: no such file"),
         (["{prog}", "--python", "2.7"], 2, "slice runs programs under Python 3.8 or newer"),
         (["{prog}", "--plot", "out.txt"], 2, "must end in .png, .svg, .pdf"),
         (["{prog}", "--expect", "KeyError"], 1, "does not reproduce: wanted raises KeyError, got no exception"),

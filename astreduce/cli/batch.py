@@ -10,11 +10,11 @@ from typing import Any
 import click
 
 from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, Mapper, run_batch
-from astreduce.cli.common import errors, fail, say, stop_on_signals
+from astreduce.cli.common import GroupedCommand, errors, fail, say, stop_on_signals
 from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
-from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE, write_json
+from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE, is_stdout, write_json
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.session import ProgressEvent
 from astreduce.search.strategies import STRATEGIES
@@ -76,7 +76,7 @@ class BatchProgress:
             self.progress.stop()
 
 
-@click.command("batch")
+@click.command("batch", cls=GroupedCommand)
 @click.argument("inputs", metavar="FILE|DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for one reduced file per bucket (created; must be empty, and not inside an input directory).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the buckets (signature, files, reduced) and the inputs that do not reproduce here, as JSON.")
@@ -87,7 +87,7 @@ class BatchProgress:
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format each result with black when that still reproduces.")
 @dask_option
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
     """Bucket FILEs (and the .py files under each DIR) by how they fail, and reduce each bucket's smallest.
@@ -117,14 +117,15 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         if not files:
             raise UsageError(f"{' '.join(map(str, inputs))}: no .py files to run")
         check_output_dir(output, given)
-        if report_path is not None:
+        if report_path is not None and not is_stdout(report_path):
             check_report_path(report_path, given)
         output.mkdir(exist_ok=True)
         cluster, _ = cluster_from(dask_address, config.jobs)  # whole files go to the workers; each reduction runs -j there
         report = _run(files, config, output, reduce_all=reduce_all, quiet=quiet, map=cluster.map if cluster else None)
         if report_path is not None:
             write_json(report_path, report.to_json(), config.options)
-        _print_summary(report)
+        if not is_stdout(report_path):
+            _print_summary(report)
         if report.interrupted:
             fail(f"interrupted; every finished bucket is in {output}", EXIT_INTERRUPTED)
         if not report.buckets:

@@ -30,6 +30,43 @@ R = TypeVar("R")
 STOP_GRACE = 2.0
 
 
+#: Which section of ``--help`` each option belongs to (by parameter name); the rest go under "Other options".
+_GROUPS = {
+    "Oracle: what makes a candidate interesting": (
+        "expect", "match", "same_frame", "append_path", "run_command", "use_stdin", "signal_name", "exit_code",
+        "stderr_pattern", "stdout_pattern", "hang", "test_script", "differential", "python", "timeout", "retries",
+        "entry", "root", "modules", "include", "stdin_path", "granularity",
+    ),
+    "Search: what may change, how far to go": (
+        "strategy", "strategy_names", "transform_names", "keep_names", "keep", "exhaustive", "grammar_path", "start_rule",
+        "max_tests", "max_seconds", "refine", "reduce_all",
+    ),
+    "Output": (
+        "output", "diff_path", "in_place", "report_path", "format_result", "table_path", "listing_path", "csv_path", "json_path",
+        "plot_path", "log_x", "markdown", "quiet", "verbose", "debug",
+    ),
+    "Execution: where and how candidates run": (
+        "jobs", "dask_address", "confine", "allow_write", "allow_network", "resume", "cache_dir", "warm",
+    ),
+}
+_GROUP_OF = {name: title for title, names in _GROUPS.items() for name in names}
+
+
+class GroupedCommand(click.Command):
+    """A command whose ``--help`` lists its options in sections: oracle, search, output, execution."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = None if isinstance(param, click.Argument) else param.get_help_record(ctx)
+            if record is not None:
+                sections.setdefault(_GROUP_OF.get(param.name or "", "Other options"), []).append(record)
+        for title in [*_GROUPS, "Other options"]:
+            if title in sections:
+                with formatter.section(title):
+                    formatter.write_dl(sections[title])
+
+
 def say(message: str) -> None:
     """Print ``astreduce: message`` on stderr (progress and errors never go to stdout)."""
     click.echo(f"astreduce: {message}", err=True)
@@ -86,7 +123,7 @@ LOG_INTERVAL = 10.0
 
 
 class ProgressDisplay:
-    """A live display on a terminal; a line per pass otherwise."""
+    """A live display on a terminal (its clock ticks while a slow test runs); a line per pass otherwise."""
 
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
@@ -94,24 +131,22 @@ class ProgressDisplay:
         self.last_pass = ""
         self.last_draw = 0.0
         self.started = time.monotonic()
+        self.event: ProgressEvent | None = None
         if not quiet and sys.stderr.isatty():
             from rich.console import Console
             from rich.live import Live
 
-            self.live = Live(console=Console(stderr=True), auto_refresh=False, transient=True)
+            # refreshed four times a second by rich's own thread, so that the clock moves during a long test
+            self.live = Live(self, console=Console(stderr=True), auto_refresh=True, refresh_per_second=4, transient=True)
             self.live.start()
 
     def __call__(self, event: ProgressEvent) -> None:
         if self.quiet:
             return
-        now = time.monotonic()
-        # reading event.best measures the best candidate: rarely on large inputs
-        interval = 0.1 if event.original.bytes < 100_000 else 1.0
+        self.event = event
         if self.live is not None:
-            if now - self.last_draw >= interval:
-                self.last_draw = now
-                self.live.update(self._panel(event), refresh=True)
             return
+        now = time.monotonic()
         # a line per pass, and within a long pass (one ddmin over lines) every LOG_INTERVAL seconds
         if event.pass_name != self.last_pass or now - self.last_draw >= LOG_INTERVAL:
             self.last_pass = event.pass_name
@@ -122,14 +157,19 @@ class ProgressDisplay:
                 err=True,
             )
 
-    def _panel(self, event: ProgressEvent) -> Any:
+    def __rich__(self) -> Any:
+        """The panel as it is now: the last event's figures, and the time so far."""
         from rich.table import Table
 
         table = Table.grid(padding=(0, 2))
-        ratio = event.best.tokens / event.original.tokens if event.original.tokens else 1.0
-        table.add_row("pass", event.pass_name)
-        table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached)")
-        table.add_row("best", f"{event.best.tokens} tokens, {event.best.bytes} bytes, {event.best.lines} lines ({ratio:.1%} of the input)")
+        event = self.event
+        if event is None:
+            table.add_row("pass", "running the original")
+        else:
+            ratio = event.best.tokens / event.original.tokens if event.original.tokens else 1.0
+            table.add_row("pass", event.pass_name)
+            table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached)")
+            table.add_row("best", f"{event.best.tokens} tokens, {event.best.bytes} bytes, {event.best.lines} lines ({ratio:.1%} of the input)")
         table.add_row("time", f"{time.monotonic() - self.started:.1f} s")
         return table
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, say, stop_on_signals
+from astreduce.cli.common import GroupedCommand, errors, say, stop_on_signals
 from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
+from astreduce.reduce.report import is_stdout
 from astreduce.compare import (
     DEFAULT_STRATEGIES,
     PLOT_SUFFIXES,
@@ -23,10 +24,12 @@ from astreduce.compare import (
     describe_oracle,
     plot_comparison,
     print_table,
+    render_table,
     write_csv,
     write_json,
 )
 from astreduce.errors import UsageError
+from astreduce.files import write_atomically
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.measure import measure
@@ -37,7 +40,7 @@ from astreduce.reduce.single import StopRequest
 from astreduce.search.cluster import tests_by_worker
 
 
-@click.command("compare")
+@click.command("compare", cls=GroupedCommand)
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option(
     "--strategies",
@@ -49,6 +52,7 @@ from astreduce.search.cluster import tests_by_worker
 )
 @oracle_options
 @dask_option
+@click.option("-o", "--output", "table_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here too (Markdown with --markdown, else plain text).")
 @click.option(
     "--csv",
     "csv_path",
@@ -77,11 +81,12 @@ from astreduce.search.cluster import tests_by_worker
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def compare_command(
     file: Path,
     strategy_names: str,
+    table_path: Path | None,
     csv_path: Path | None,
     json_path: Path | None,
     plot_path: Path | None,
@@ -118,7 +123,7 @@ def compare_command(
             )
         if plot_path is not None and importlib.util.find_spec("matplotlib") is None:  # before the strategies run, not after
             raise UsageError("--plot needs matplotlib: pip install 'astreduce[plot]'")
-        for what, path in (("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
+        for what, path in (("table", table_path), ("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
             if path is not None and str(path) != "-":
                 check_output_path(path, file, what=what)
         source = read_source(file)
@@ -173,7 +178,10 @@ def compare_command(
         size = measure(source.text)
         title = f"{file.name} ({size.tokens:,} tokens)"
         style = "markdown" if markdown else "plain"
-        print_table(rows, source.text, f"{title}, oracle: {described}", style)
+        if not is_stdout(json_path):
+            print_table(rows, source.text, f"{title}, oracle: {described}", style)
+        if table_path is not None:
+            write_atomically(table_path, render_table(rows, source.text, style).encode("utf-8"))
         if csv_path is not None:
             write_csv(csv_path, rows)
         if json_path is not None:

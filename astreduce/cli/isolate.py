@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, exit_after, run_reduction, say
+from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import options_from, oracle_options
-from astreduce.reduce.report import write_json
+from astreduce.reduce.report import is_stdout, write_json
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
 from astreduce.isolate import (
@@ -60,7 +60,7 @@ def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
     (folder / _MARKER).write_text("written by astreduce isolate\n", encoding="utf-8")
 
 
-@click.command("isolate")
+@click.command("isolate", cls=GroupedCommand)
 @click.argument("old", type=click.Path(path_type=Path))
 @click.argument("new", type=click.Path(path_type=Path))
 @oracle_options
@@ -69,7 +69,7 @@ def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
 @click.option("--refine/--no-refine", default=True, show_default=True, help="Split the isolated changes into statements, then single lines, until the patch on OLD is 1-minimal by lines (HDD); --no-refine stops at --granularity.")
 @click.option("-o", "--output", "diff_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the patch on OLD here (what stdout shows); the minimal difference and the passing and failing versions go next to it (DIFF's stem + .minimal-difference.diff, .passing.py, .failing.py) [default: next to NEW, the patch as NEW's stem + .isolated.diff].")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def isolate_command(
     old: Path,
@@ -95,7 +95,7 @@ def isolate_command(
     with errors(debug):
         options = options_from(oracle_values)
         outputs = output_paths(old, new, diff_path)
-        for target in [outputs["isolated"], outputs["difference"], *([report_path] if report_path else [])]:
+        for target in [outputs["isolated"], outputs["difference"], *([report_path] if report_path and not is_stdout(report_path) else [])]:
             check_output_path(target, new if not new.is_dir() else None, what="output")
         # Ctrl-C and SIGTERM as for reduce: the search stops between two tests and the
         # passing and failing versions so far are written (both tested), then exit 130
@@ -125,7 +125,8 @@ def isolate_command(
             write_json(report_path, report, options)
         if not quiet:
             _summary(result, written)
-        click.echo(patch, nl=False)
+        if not is_stdout(report_path):
+            click.echo(patch, nl=False)
         if not result.verified and not interrupted:
             say("the results did not verify on a second run (a flaky oracle?)")
         exit_after(result.verified, interrupted, f"{written['passing']} and {written['failing']}")

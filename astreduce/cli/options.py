@@ -43,6 +43,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--timeout", type=float, help="Seconds per test [default: 10x the input's run time, at least 2]."),
     click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky oracles)."),
     click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Candidates tested at once; the result is the same for every value."),
+    click.option("-v", "--verbose", "verbose", type=int, is_flag=False, flag_value=5, default=0, metavar="[LINES]", help="After each test, say how it ended and show the last LINES lines it printed [LINES: 5]."),
     *CONFINEMENT_OPTIONS,
 ]
 
@@ -74,6 +75,7 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         test=_here(values.pop("test_script")),
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
+        verbose=values.pop("verbose", 0) or 0,
         **confinement_from(values),
     )
 
@@ -169,6 +171,7 @@ def transforms_from(values: dict[str, Any]) -> tuple[str, ...] | None:
 transforms_options = [
     click.option("--transforms", "transform_names", metavar="NAME,...", help="Only these transforms, or with -NAME,... all but those (see `astreduce transforms`)."),
     click.option("--keep-names", is_flag=True, help="Keep every name as it is (the same as --transforms -rename)."),
+    click.option("--keep", metavar="REGEX", help="Never delete or rewrite a line REGEX finds (as a line marked with a `# astreduce: keep` comment)."),
 ]
 
 
@@ -204,6 +207,7 @@ def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
         format=values.pop("format_result"),
         max_tests=values.pop("max_tests", None),
         max_seconds=values.pop("max_seconds", None),
+        keep=values.pop("keep", None),
         options=options_from(values),
         **settings,
     )

@@ -9,18 +9,18 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, exit_after, run_reduction, say
+from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import budget_option, transforms_option, cluster_from, confinement, confinement_from, dask_option, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import write_tree
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
-from astreduce.reduce.report import write_json
+from astreduce.reduce.report import is_stdout, write_json
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.strategies import STRATEGIES
 
 
-@click.command("pytest")
+@click.command("pytest", cls=GroupedCommand)
 @click.argument("nodeid")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the reduced project (created; must not exist or be empty).")
 @click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=".", show_default=True, help="The project's folder: pytest runs NODEID in copies of it.")
@@ -39,7 +39,7 @@ from astreduce.search.strategies import STRATEGIES
 @confinement
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path, **values: Any) -> None:
     """Reduce the project around the failing test NODEID so that it still fails the same way.
@@ -74,6 +74,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             cache_dir=values.pop("cache_dir"),
             max_tests=values.pop("max_tests"),
             max_seconds=values.pop("max_seconds"),
+            keep=values.pop("keep"),
         )
         config.check()
         config.options.check()
@@ -82,7 +83,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
         if not output.resolve().parent.is_dir():
             raise UsageError(f"{output}: the output's folder {output.parent} does not exist")
-        if report_path is not None and not report_path.resolve().parent.is_dir():
+        if report_path is not None and not is_stdout(report_path) and not report_path.resolve().parent.is_dir():
             raise UsageError(f"{report_path}: the report's folder {report_path.parent} does not exist")
         project = read_project(root, nodeid, list(modules), values.pop("python"), outdir=output)
         cluster, jobs = cluster_from(dask_address, config.jobs)
@@ -108,11 +109,11 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         save(result.files)
         if report_path is not None:
             write_json(report_path, result.report(str(output)), config.options)
-        _print(result, output, quiet)
+        _print(result, output, quiet, show=not is_stdout(report_path))
         exit_after(result.verified, interrupted, output)
 
 
-def _print(result: PytestResult, output: Path, quiet: bool) -> None:
+def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -> None:
     """The figures on stderr; each reduced file on stdout, under a header."""
     for note in result.tree.notes:
         say(note)
@@ -128,7 +129,7 @@ def _print(result: PytestResult, output: Path, quiet: bool) -> None:
         )
         if deleted:
             say(f"deleted: {', '.join(deleted[:10])}{' ...' if len(deleted) > 10 else ''}")
-    for path in sorted(tree.tree):
+    for path in sorted(tree.tree) if show else ():
         if path in result.project.reduced:
             text = tree.tree[path]
             click.echo(f"==> {path} <==")

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, exit_after, run_reduction, say
+from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import (
@@ -26,14 +26,15 @@ from astreduce.files import (
 )
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
-from astreduce.oracles.options import REDUCING
-from astreduce.reduce.report import write_json, write_report
+from astreduce.oracles.options import REDUCING, describe_options
+from astreduce.measure import measure
+from astreduce.reduce.report import is_stdout, write_json, write_report
 from astreduce.reduce.single import ReduceConfig, Result, reduce_with
 from astreduce.reduce.tree import TreeResult, reduce_tree_with, resolve_entry
 from astreduce.search.strategies import STRATEGIES
 
 
-@click.command("reduce")
+@click.command("reduce", cls=GroupedCommand)
 @click.argument("inputs", metavar="FILE|DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty].")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
@@ -50,7 +51,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:
     """Reduce FILE to a smallest program that still fails the same way.
@@ -123,7 +124,7 @@ def _reduce_file(
     source = read_source(file)
     target = file if in_place else (output or default_output(file))
     check_output_path(target, None if in_place else file)
-    if report_path is not None:
+    if report_path is not None and not is_stdout(report_path):
         check_output_path(report_path, file, what="report")
     backup = file.with_name(file.name + ".orig")
     if in_place and backup.exists() and not filecmp.cmp(file, backup, shallow=False):
@@ -147,9 +148,15 @@ def _reduce_file(
         write_atomically(target, source.encode(text))
         saved.append(target.name)
 
+    size = measure(source.text)
+
+    def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
+        say(f"{file}: {size.tokens} tokens, {size.lines} lines; {describe_options(config.options)}; {note}")
+
     result, interrupted = run_reduction(
         lambda stop, progress: reduce_with(
-            source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search
+            source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search,
+            on_note=None if quiet else first_line, echo=say,
         ),
         quiet=quiet,
         target=target,
@@ -159,7 +166,7 @@ def _reduce_file(
     save(result.text)
     if report_path is not None:
         write_report(report_path, result, str(file), str(target), config.options)
-    _print_result(result, file, target, quiet)
+    _print_result(result, file, target, quiet, show=not is_stdout(report_path))
     exit_after(result.verified, interrupted, target)
 
 
@@ -181,7 +188,7 @@ def _reduce_tree(
     given = read_input(inputs)
     target = output or default_output_dir(inputs)
     check_output_dir(target, given)
-    if report_path is not None:
+    if report_path is not None and not is_stdout(report_path):
         check_report_path(report_path, given)
     entry_path = resolve_entry(entry, given)
     config.options.check_tree(entry_path, REDUCING)
@@ -206,24 +213,25 @@ def _reduce_tree(
     label = " ".join(str(p) for p in inputs)
     if report_path is not None:
         write_json(report_path, result.report(label, str(target)), config.options)
-    _print_tree_result(result, label, target, quiet)
+    _print_tree_result(result, label, target, quiet, show=not is_stdout(report_path))
     exit_after(result.verified, interrupted, target)
 
 
-def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool) -> None:
+def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool, show: bool = True) -> None:
     """The figures on stderr; every file of the result on stdout, each under a header."""
     files = f"{result.input_size.files} -> {result.output_size.files} files, "
     _print_figures(result, label, target, quiet, files)
-    for path in sorted(result.tree):
+    for path in sorted(result.tree) if show else ():
         text = result.tree[path]
         click.echo(f"==> {path} <==")
         click.echo(text, nl=not text.endswith("\n"))
 
 
-def _print_result(result: Result, file: Path, target: Path, quiet: bool) -> None:
+def _print_result(result: Result, file: Path, target: Path, quiet: bool, show: bool = True) -> None:
     """The figures on stderr; the result on stdout."""
     _print_figures(result, str(file), target, quiet)
-    click.echo(result.text, nl=not result.text.endswith("\n"))
+    if show:  # not when the report is standard output: the result is then only in the output file
+        click.echo(result.text, nl=not result.text.endswith("\n"))
 
 
 def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet: bool, files: str = "") -> None:
@@ -233,10 +241,12 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
     for note in result.notes:
         say(note)
     if not quiet:
+        state = "verified" if result.verified else "NOT verified"
+        ended = ", the budget ended the run" if result.budget_ended else ""
         click.echo(
             f"{label} -> {target}: {files}{before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
-            f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
-            f"{'' if result.verified else ' (NOT verified)'}",
+            f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"
+            + (f"; still {result.target}" if result.target else ""),
             err=True,
         )
     workers = getattr(result, "workers", None)

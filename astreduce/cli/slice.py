@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import errors, exit_after, run_reduction, say
+from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import confinement, confinement_from, some_oracle_options
-from astreduce.reduce.report import write_json
+from astreduce.files import write_atomically
+from astreduce.reduce.report import is_stdout, write_json
 from astreduce.files import check_output_path
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
@@ -32,18 +33,20 @@ _HELPS = {
 
 @some_oracle_options(_OPTIONS, _HELPS)
 @confinement
-@click.command("slice")
+@click.command("slice", cls=GroupedCommand)
 @click.argument("program", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--stdin", "stdin_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="The program's standard input in every run.")
+@click.option("--input", "stdin_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="The program's standard input in every run (a file; --stdin is the flag of reduce, batch, compare and isolate that feeds the candidate on standard input).")
 @click.option("--include", "include", metavar="MODULE", multiple=True, help="The statements of this module are events too (repeat for more).")
+@click.option("-o", "--output", "listing_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the marked listing here too.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here (events as [line, occurrence], tests, trace_length).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Draw the search as the paper's Figure 5 (png, svg, pdf; needs the plot extra).")
-@click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def slice_command(
     program: Path,
     stdin_path: Path | None,
     include: tuple[str, ...],
+    listing_path: Path | None,
     report_path: Path | None,
     plot_path: Path | None,
     quiet: bool,
@@ -74,8 +77,8 @@ def slice_command(
             stdout=values["stdout_pattern"],
             **confinement_from(values),
         )
-        for target, what in ((report_path, "report"), (plot_path, "plot")):
-            if target is not None:
+        for target, what in ((listing_path, "listing"), (report_path, "report"), (plot_path, "plot")):
+            if target is not None and not is_stdout(target):
                 check_output_path(target, program, what=what)
         if plot_path is not None:
             check_plot_path(plot_path)
@@ -92,7 +95,10 @@ def slice_command(
             plot_slice(result, plot_path)
         if not quiet:
             _summary(result)
-        click.echo(render_listing(result), nl=False)
+        if listing_path is not None:
+            write_atomically(listing_path, render_listing(result).encode("utf-8"))
+        if not is_stdout(report_path):
+            click.echo(render_listing(result), nl=False)
         if not result.verified and not interrupted:
             say("the slice did not reproduce on a second run (a flaky program?)")
         exit_after(result.verified, interrupted, "the listing above")

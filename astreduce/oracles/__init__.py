@@ -55,6 +55,8 @@ class Run:
     """For 'crash' and 'timeout': what the parent saw (signal, exit status)."""
     spawned: bool | None = field(default=None, compare=False)
     """From the exec oracle's report: whether the test started a process (``None``: not known)."""
+    output: str = field(default="", compare=False)
+    """The end of what the test printed, when the oracle was asked to keep it (``--verbose``)."""
 
     def describe(self) -> str:
         """A short human description: ``AssertionError('My Test')``, ``no exception``."""
@@ -236,6 +238,29 @@ def _same_type(seen: str, wanted: str) -> bool:
     """``wanted`` may be qualified (``json.JSONDecodeError``) or bare (``JSONDecodeError``)."""
     return seen == wanted or seen.rsplit(".", 1)[-1] == wanted.rsplit(".", 1)[-1] and "." not in wanted
 
+
+
+def describe_target(oracle: object) -> str:
+    """What makes a candidate interesting for a calibrated oracle, in words (the run's first line, the report).
+
+    The exec oracle's exception, a command's signature or criteria, a pytest
+    node's failure; '' when the oracle does not say (one handed to the API).
+    Wrappers (``--retries``, a cluster's copy, a file in a tree) are looked through.
+    """
+    seen = 0
+    while seen < 8:
+        seen += 1
+        target = getattr(oracle, "target", None)
+        if target is None and getattr(oracle, "command", None) is not None:
+            target = getattr(oracle.command, "target", None)  # type: ignore[attr-defined]  # a tree's command oracle
+        describe = getattr(target, "describe", None)
+        if callable(describe):
+            return str(describe())
+        inner = getattr(oracle, "inner", None) or getattr(oracle, "oracle", None)
+        if inner is None:
+            return ""
+        oracle = inner
+    return ""
 
 
 def read_append(path: str | None) -> str:

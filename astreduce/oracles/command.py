@@ -59,12 +59,16 @@ class Signature:
         return f"{ending}, stderr: {self.stderr_line!r}" if self.stderr_line else ending
 
     def to_run(self) -> Run:
+        output = self.stdout + self.stderr  # what it printed (the tails): for --verbose
         if self.timed_out:
-            return Run("timeout", seconds=self.seconds, detail="timed out")
+            return Run("timeout", seconds=self.seconds, detail="timed out", output=output)
         if self.signal:
-            return Run("crash", seconds=self.seconds, detail=self.describe(), message=self.stderr_line)
+            return Run("crash", seconds=self.seconds, detail=self.describe(), message=self.stderr_line, output=output)
         ending = "ok" if self.exit_code == 0 else "exception"
-        return Run(ending, exception=f"exit {self.exit_code}", message=self.stderr_line, seconds=self.seconds, detail=self.describe())
+        return Run(
+            ending, exception=f"exit {self.exit_code}", message=self.stderr_line, seconds=self.seconds, detail=self.describe(),
+            output=output,
+        )
 
 
 #: How a shell or pyenv says that a command does not exist.

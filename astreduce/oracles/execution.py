@@ -33,7 +33,7 @@ import time
 import types
 import warnings
 from collections import deque
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 
 from astreduce.oracles import Run, Target, Verdict
@@ -60,6 +60,8 @@ class Job:
         self.cpu_timeout = cpu_timeout if cpu_timeout is not None and cpu_timeout < timeout else None
         self.own_files: frozenset[str] = frozenset()
         """What the child writes into its folder itself: the folder may serve again when nothing else is left."""
+        self.keep_output = False
+        """Read the end of what the test printed into its run (``--verbose``)."""
         self.exit_status: int | None = None
         """For a script run in the child (``forked_tree``): the status ``python SCRIPT`` would exit with."""
         # with a CPU budget, the first look is when the child could have spent it
@@ -157,6 +159,8 @@ class Job:
                 run = Run("crash", seconds=run.seconds, detail=f"killed by {signal.Signals(os.WTERMSIG(status)).name}")
             else:
                 run = Run("crash", seconds=run.seconds, detail=f"exited with status {os.waitstatus_to_exitcode(status)} without a report")
+        if self.keep_output:
+            run = replace(run, output=_output_tail(os.path.join(self.workdir, OUTPUT_NAME)))
         self._run = run  # before the cleanup: an interrupt there must not make us wait twice
         try:
             os.close(self.fd)
@@ -166,6 +170,17 @@ class Job:
             remove_workdir(self.workdir)
         else:
             release_workdir(self.workdir, self.own_files)
+
+
+def _output_tail(path: str, limit: int = 8192) -> str:
+    """The end of a file a test wrote its output to ('' when there is none)."""
+    try:
+        with open(path, "rb") as file:
+            file.seek(0, os.SEEK_END)
+            file.seek(max(0, file.tell() - limit))
+            return file.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def child_cpu_seconds(pid: int) -> float | None:
@@ -312,6 +327,8 @@ class ExecOracle:
     cpu_timeout: float | None = None
     search_path: str = ""
     limits: Limits = field(default_factory=Limits)
+    keep_output: bool = False
+    """Keep the end of what each test printed in its run (``--verbose``)."""
     tests: int = 0
     seconds: float = 0.0
     _spare: Spare | None = field(default=None, init=False, repr=False, compare=False)
@@ -420,6 +437,7 @@ class ExecOracle:
         payload = (source, None if glued else text, code, append_code, self.code_name, self.search_path)
         job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, self.cpu_timeout)
         job.own_files = frozenset({self.code_name, OUTPUT_NAME})
+        job.keep_output = self.keep_output
         return ExecPending(self, job, None)
 
     def _append_code(self) -> types.CodeType | None:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, UsageError
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
@@ -62,6 +62,8 @@ class OracleOptions:
     """Paths a confined candidate may also write (``--allow-write``)."""
     allow_network: bool = False
     """Let a confined candidate bind and connect TCP sockets (``--allow-network``)."""
+    verbose: int = 0
+    """Show, after each test, its outcome and the last this many lines it printed (``--verbose N``)."""
 
     def limits(self) -> Limits:
         """The sandbox every test of these options runs in: the default resource limits, and the confinement asked for."""
@@ -243,6 +245,55 @@ class _RetryPending(Generic[T]):
         self.first.cancel()
 
 
+class EchoingOracle(Generic[T]):
+    """Says, after each test of the inner oracle, how it ended and the last lines it printed (``--verbose``)."""
+
+    def __init__(self, inner: Oracle[T], lines: int, write: Callable[[str], None]) -> None:
+        self.inner = inner
+        self.lines = lines
+        self.write = write
+        self.count = 0
+
+    @property
+    def identity(self) -> str:
+        return self.inner.identity
+
+    def judge(self, candidate: T) -> Verdict:
+        return self.start(candidate).wait()
+
+    def start(self, candidate: T) -> Pending:
+        return _EchoPending(self, self.inner.start(candidate))
+
+    def calibrate(self, candidate: T) -> Verdict:
+        return self.inner.calibrate(candidate)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def echo(self, verdict: Verdict) -> None:
+        self.count += 1
+        run = verdict.run
+        said = [f"test {self.count}: {verdict.outcome.value} ({run.describe()}, {run.seconds:.2f} s)"]
+        said += [f"  | {line}" for line in run.output.splitlines()[-self.lines:]]
+        self.write("\n".join(said))
+
+
+class _EchoPending:
+    def __init__(self, oracle: EchoingOracle[Any], inner: Pending) -> None:
+        self.oracle = oracle
+        self.inner = inner
+        self.done = getattr(inner, "done", None)
+        self.ready_fds = getattr(inner, "ready_fds", None)
+
+    def wait(self) -> Verdict:
+        verdict = self.inner.wait()
+        self.oracle.echo(verdict)
+        return verdict
+
+    def cancel(self) -> None:
+        self.inner.cancel()
+
+
 def build_oracle(
     options: OracleOptions,
     text: str,
@@ -337,7 +388,10 @@ def calibrated_oracle(
         exec_oracle: ExecOracle
         limits = options.limits()
         if python == sys.executable:
-            exec_oracle = ExecOracle(target=target, filename=filename, append=options.append, search_path=search_path, limits=limits)
+            exec_oracle = ExecOracle(
+                target=target, filename=filename, append=options.append, search_path=search_path, limits=limits,
+                keep_output=options.verbose > 0,
+            )
         else:
             exec_oracle = WorkerExecOracle(
                 target=target, filename=filename, append=options.append, search_path=search_path, python=python, limits=limits,
@@ -369,6 +423,21 @@ def calibrated_oracle(
     except BaseException:
         command_oracle.close()
         raise
+
+
+def describe_options(options: OracleOptions) -> str:
+    """The oracle the options describe, in a few words, for the run's first line."""
+    kind = options.kind
+    if kind == "exec":
+        said = f"the exec oracle ({'expects ' + options.expect if options.expect else 'the exception the input raises'}"
+        said += f", under {options.python}" if options.python else ""
+        return said + (", with a test script appended)" if options.append else ")")
+    if kind == "test":
+        return f"the test script {Path(options.test or '').name}"
+    if kind == "differential":
+        first, second = options.differential or ("", "")
+        return f"`{first}` against `{second}`"
+    return f"`{options.run}`"
 
 
 def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:

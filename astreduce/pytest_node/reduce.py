@@ -156,7 +156,8 @@ def reduce_pytest_node(
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
             protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced,
-            store=store, exhaustive=config.exhaustive, budget=budget, on_improve=save, on_progress=on_progress, stop=stop,
+            store=store, exhaustive=config.exhaustive, budget=budget, keep=config.keep, on_improve=save, on_progress=on_progress,
+            stop=stop,
         )
         if save is not None:
             save(dict(project.tree))  # from now on the output exists and reproduces, whatever happens
@@ -182,6 +183,7 @@ def reduce_pytest_node(
             parser.close()
         if store is not None:
             store.close()
+    tree.target = oracle.target.describe()
     result = PytestResult(
         project, first.run.detail or oracle.target.describe(), tree, first_step=first_step, warm=oracle.pool is not None,
         plain_tests=oracle.plain_tests, notes=oracle.notes,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import platform
+import shlex
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -74,6 +76,7 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "syntax_rejections": result.syntax_rejections,
         "workers": result.workers,
         "budget_ended": result.budget_ended,
+        "target": result.target,
     }
 
 
@@ -89,12 +92,28 @@ def confinement(options: OracleOptions) -> dict[str, Any]:
     return {"confined": options.confine and abi > 0, "landlock_abi": abi if options.confine else 0}
 
 
+def is_stdout(path: str | Path | None) -> bool:
+    """Whether ``--report`` names standard output (``-``): the report is then the command's only output there."""
+    return path is not None and str(path) == "-"
+
+
+def provenance() -> dict[str, str]:
+    """Which astreduce made a report, under which Python, from which command line."""
+    from astreduce import __version__
+
+    return {
+        "astreduce_version": __version__,
+        "python": f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+        "command": shlex.join(["astreduce", *sys.argv[1:]]) if sys.argv and "astreduce" in sys.argv[0] else shlex.join(sys.argv),
+    }
+
+
 def write_json(path: str | Path, data: Mapping[str, Any], options: OracleOptions | None = None) -> None:
     """Every command's JSON report, written atomically; with the oracle's options, it says how candidates were confined.
 
     ``-`` is standard output.
     """
-    document = {**data, **(confinement(options) if options is not None else {})}
+    document = {**data, **(confinement(options) if options is not None else {}), **provenance()}
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if str(path) == "-":
         sys.stdout.write(text)
@@ -105,5 +124,5 @@ def write_json(path: str | Path, data: Mapping[str, Any], options: OracleOptions
 
 __all__ = [
     "EXIT_INTERRUPTED", "EXIT_NOT_REPRODUCIBLE", "EXIT_OK", "EXIT_USAGE", "confinement", "report_dict", "return_code",
-    "write_json", "write_report",
+    "is_stdout", "write_json", "write_report",
 ]

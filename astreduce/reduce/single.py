@@ -14,6 +14,7 @@ starts from the same :class:`ReduceConfig` and :func:`make_plan`.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -25,17 +26,19 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
 from astreduce.interpreters import resolve_python, version_of
 from astreduce.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Plugged, Run, Target, plugged
+from astreduce.oracles import Oracle, Plugged, Run, Target, describe_target, plugged
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle, require_target
+from astreduce.oracles.options import EchoingOracle, OracleOptions, RetryingOracle, build_oracle, require_target
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.oracles.predicate import describe as describe_call
 from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, ClusterOracle, tests_by_worker
-from astreduce.search.session import Budget, Interrupted, ProgressEvent, SearchFigures, Session, code_key
+from astreduce.search.session import (
+    Budget, Interrupted, ProgressEvent, SearchFigures, Session, code_key, keeps_lines, protected_lines,
+)
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
@@ -150,6 +153,9 @@ class ReduceConfig:
     """Stop after this many tests (``--max-tests``) with the best so far, verified: a finished result."""
     max_seconds: float | None = None
     """Stop after this many seconds (``--max-time``), from the start, the same way."""
+    keep: str | None = None
+    """Lines this regular expression finds are never deleted or rewritten (``--keep``), as those marked
+    ``# astreduce: keep``."""
 
     def budget(self) -> Budget | None:
         """The budget the reduction's sessions share, when one is set (it starts now)."""
@@ -167,6 +173,11 @@ class ReduceConfig:
             raise UsageError("--max-tests must be at least 1")
         if self.max_seconds is not None and not self.max_seconds > 0:
             raise UsageError(f"--max-time must be a positive number of seconds, not {self.max_seconds:g}")
+        if self.keep is not None:
+            try:
+                re.compile(self.keep)
+            except re.error as error:
+                raise UsageError(f"--keep {self.keep!r}: not a valid regular expression: {error}") from None
 
     def tracing(self, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
         """How ``value-from-trace`` records values under the oracle the options describe: (recorder, enabled).
@@ -340,11 +351,15 @@ def reduce_with(
     on_progress: Callable[[ProgressEvent], None] | None = None,
     stop: StopRequest | None = None,
     search: Search | None = None,
+    on_note: Callable[[str], None] | None = None,
+    echo: Callable[[str], None] | None = None,
 ) -> Result:
     """:func:`reduce_source` with its settings gathered in ``config``; ``oracle`` as there.
 
     ``search`` replaces the strategy: it runs on the session instead, and the
     result names it (``--grammar``: :class:`~astreduce.grammar.GrammarSearch`).
+    ``on_note`` hears, once the original has run, what the reduction is for;
+    ``echo`` (standard error by default) how each test ended, with ``options.verbose``.
     """
     started = time.monotonic()
     config.check()
@@ -375,6 +390,10 @@ def reduce_with(
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
         recorder, tracing = declared_tracing(oracle, foreign_parser=plan.foreign_parser)
     calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
+    if config.options.verbose > 0:
+        judged = EchoingOracle(judged, config.options.verbose, echo or _to_stderr)
+    if on_note is not None:
+        on_note(f"target: {describe_target(judged) or 'as the oracle judges'} (the original's runs took {calibrating:.2f} s)")
     configure_tracing(plan.transforms, recorder, enabled=tracing)
     start = None if isinstance(judged, Plugged) and not judged.starts else judged.start
     saved: list[str] = []
@@ -395,6 +414,7 @@ def reduce_with(
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating, budget=budget,
+        protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
         alike=code_key if syntax_check_of(judged) is not None and config.strategy in ("auto", "hdd", "flat") else None,
     )
@@ -435,10 +455,15 @@ def reduce_with(
         )
     result.workers = dict(sorted(searched.items()))
     result.budget_ended = budget_ended
+    result.target = describe_target(judged)
     if interrupted and not budget_ended:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
     return result
+
+
+def _to_stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
 
 
 def budget_spent(budget: Budget | None, interrupted: bool, stop: StopRequest | None) -> bool:
@@ -512,9 +537,12 @@ def _finish(
             session.oracle_seconds += time.monotonic() - waited
 
     newline = newline_of(session.text)
-    best, verified, formatted, notes = verify_and_format(
-        best, reproduces, (lambda text: format_with_black(text, newline=newline)) if format else None
-    )
+
+    def pretty(text: str) -> str | None:
+        formatted = format_with_black(text, newline=newline)
+        return formatted if formatted is None or keeps_lines(formatted, session.protected) else None  # black may rewrite a kept line
+
+    best, verified, formatted, notes = verify_and_format(best, reproduces, pretty if format else None)
     return Result(
         text=best,
         original=session.text,

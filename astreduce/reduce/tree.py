@@ -59,13 +59,13 @@ from astreduce.oracles.trace import TreeTracer
 from astreduce.reduce.single import ReduceConfig, StopRequest, budget_spent, configure_tracing, format_with_black, make_plan, verify_and_format
 from astreduce.reduce.report import passes_report
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, SearchFigures, Session
+from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, SearchFigures, Session, protected_lines
 from astreduce.search.greedy import apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
 from astreduce.source.tree import Tree, is_statement
 from astreduce.files import FileTree, InputTree, check_output_dir, default_output_dir, read_input, write_tree
-from astreduce.oracles import Oracle, Verdict
+from astreduce.oracles import Oracle, Verdict, describe_target
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
@@ -217,6 +217,7 @@ class TreeResult(SearchFigures):
             "syntax_rejections": self.syntax_rejections,
             "resumed": self.resumed,
             "budget_ended": self.budget_ended,
+            "target": self.target,
         }
 
 
@@ -266,6 +267,7 @@ class TreeReducer:
         store: OutcomeStore | None = None,
         exhaustive: bool = False,
         budget: Budget | None = None,
+        keep: str | None = None,
         on_improve: Callable[[dict[str, str]], None] | None = None,
         on_progress: Callable[[ProgressEvent], None] | None = None,
         stop: StopRequest | None = None,
@@ -274,7 +276,6 @@ class TreeReducer:
         self.plan = plan
         self.strategy = strategy
         self.jobs = jobs
-        self.protected = protected
         self.fixed = fixed
         """Files that are only kept or deleted, never changed (a project's files that the node does not import)."""
         self.tracer = tracer
@@ -284,6 +285,9 @@ class TreeReducer:
         self.exhaustive = exhaustive
         self.budget = budget
         """Tests and seconds the whole reduction may spend, shared by every session."""
+        self.keep = keep
+        kept = frozenset(p for p, t in original.items() if protected_lines(t, keep))
+        self.protected = protected | kept  # a file with a kept line is neither deleted nor merged
         self.on_improve = on_improve
         self.on_progress = on_progress
         self.stop = stop
@@ -486,7 +490,7 @@ class TreeReducer:
         session = Session(
             text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
             on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs, store=scope,
-            retry_stale=self.exhaustive, budget=self.budget,
+            retry_stale=self.exhaustive, budget=self.budget, protected=protected_lines(text, self.keep),
         )
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
@@ -520,7 +524,11 @@ class TreeReducer:
     ) -> TreeResult:
         """Verify the smallest tree saved (a real run, not the cache; ``judge``, else the oracle's), format it, measure it."""
         def pretty(tree: dict[str, str]) -> dict[str, str]:
-            return {p: (format_with_black(t) or t) if is_python(p, t) and p not in self.fixed else t for p, t in tree.items()}
+            # black would rewrite a kept line, and has no business in a file that is only kept or deleted
+            return {
+                p: (format_with_black(t) or t) if is_python(p, t) and p not in self.fixed and not protected_lines(t, self.keep) else t
+                for p, t in tree.items()
+            }
 
         check = judge if judge is not None else self.oracle.judge
         best, verified, formatted, notes = verify_and_format(
@@ -623,7 +631,7 @@ def reduce_tree_with(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
             tracer=entry_tracer(oracle, foreign_parser=plan.foreign_parser), store=store, exhaustive=config.exhaustive,
-            budget=budget, on_improve=on_improve, on_progress=on_progress, stop=stop,
+            budget=budget, keep=config.keep, on_improve=on_improve, on_progress=on_progress, stop=stop,
         )
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
@@ -640,6 +648,7 @@ def reduce_tree_with(
         interrupted = interrupted and not budget_ended
         result = reducer.finish(started=started, format=format, interrupted=interrupted, budget_ended=budget_ended)
         result.notes[:0] = oracle.notes
+        result.target = describe_target(oracle)
         if result.output_size.tokens == 0 and result.input_size.tokens > 0:
             result.notes.append(options.empty_result_note())
     finally:

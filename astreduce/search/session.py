@@ -16,6 +16,7 @@ measures it and makes it the current best when it is smaller.
 from __future__ import annotations
 
 import ast
+import re
 import time
 import types
 import warnings
@@ -137,6 +138,8 @@ class SearchFigures:
     """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
     budget_ended: bool = False
     """The search stopped because ``--max-tests`` or ``--max-time`` was spent (the result is still verified)."""
+    target: str = ""
+    """What made a candidate interesting: the exception, the crash, the node's failure (as the oracle says it)."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,32 @@ class ProgressEvent:
     @cached_property
     def best(self) -> Size:
         return self.sizer()
+
+
+#: The comment that protects a line from every edit.
+KEEP_MARK = "astreduce: keep"
+
+
+def protected_lines(text: str, keep: str | None = None) -> tuple[str, ...]:
+    """The lines of ``text`` no candidate may delete or rewrite: those with a ``# astreduce: keep`` comment,
+    and those ``keep`` (a regular expression, ``--keep``) finds."""
+    pattern = re.compile(keep) if keep else None
+    return tuple(
+        line for line in text.splitlines()
+        if KEEP_MARK in line and "#" in line.split(KEEP_MARK)[0] or (pattern is not None and pattern.search(line))
+    )
+
+
+def keeps_lines(text: str, lines: tuple[str, ...]) -> bool:
+    """Whether ``text`` still holds every one of ``lines``, whole and in order."""
+    rest = text.splitlines()
+    position = 0
+    for line in lines:
+        try:
+            position = rest.index(line, position) + 1
+        except ValueError:
+            return False
+    return True
 
 
 class Budget:
@@ -206,6 +235,10 @@ class Session:
     stop_requested: bool = False
     budget: Budget | None = None
     """Tests and seconds the whole reduction may spend (``--max-tests``, ``--max-time``), shared by its sessions."""
+    protected: tuple[str, ...] = ()
+    """Lines of the original every candidate keeps, as they are and in order (``# astreduce: keep``, ``--keep``)."""
+    protected_rejections: int = 0
+    """Candidates answered UNRESOLVED without a test because they deleted or rewrote a protected line."""
     store: OutcomeStore | None = None
     """The persistent cache (``--resume``): consulted on a miss, fed with every test."""
     syntax_rejections: int = 0
@@ -311,6 +344,10 @@ class Session:
         """
         if key in self._cache:
             return False
+        if self.protected and not keeps_lines(text, self.protected):
+            self._cache[key] = Outcome.UNRESOLVED  # it deletes or rewrites a protected line: never tested
+            self.protected_rejections += 1
+            return True
         if self.require_parse and not self._parses(text):
             self._cache[key] = Outcome.UNRESOLVED
             self.syntax_rejections += 1

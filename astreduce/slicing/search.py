@@ -183,7 +183,7 @@ def slice_run(
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     stdin_path = Path(stdin) if stdin is not None else None
     if stdin_path is not None and not stdin_path.is_file():
-        raise UsageError(f"--stdin {stdin_path}: no such file")
+        raise UsageError(f"--input {stdin_path}: no such file")
     python = resolve_python(options.python)
     version = version_of(python)
     if version < OLDEST_PYTHON:
