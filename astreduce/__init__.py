@@ -13,7 +13,6 @@ The public API:
 * :class:`Outcome`, the errors and ``__version__``.
 """
 
-from importlib import metadata as _metadata
 
 from astreduce import dd  # the subpackage (callable as its dd function, as before)
 from astreduce.dd import DDResult, ddmin
@@ -35,10 +34,7 @@ from astreduce.outcome import Outcome
 from astreduce.reduce.single import Result, reduce_file, reduce_source
 from astreduce.slicing import SliceResult, slice_run
 
-try:
-    __version__: str = _metadata.version("astreduce")
-except _metadata.PackageNotFoundError:  # run from a source tree that is not installed
-    __version__ = "0.1.0"
+from astreduce.version import VERSION as __version__
 
 __all__ = [
     "AstReduceError",

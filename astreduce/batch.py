@@ -31,7 +31,6 @@ from astreduce.files import read_source, write_atomically
 from astreduce.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import (
-    OracleOptions,
     RetryingOracle,
     calibrated_oracle,
     original_runs,
@@ -171,12 +170,6 @@ class BatchStop(StopRequest):
         return True
 
 
-def is_strict(options: OracleOptions) -> bool:
-    """Whether the options say what an interesting run is, beyond "it fails" (see :class:`SignatureOracle`)."""
-    criteria = (options.signal, options.exit_code, options.stderr, options.stdout, options.hang)
-    return bool(options.expect) or options.kind in ("test", "differential") or any(c is not None for c in criteria)
-
-
 def _config_for(config: ReduceConfig, path: Path) -> tuple[ReduceConfig, str]:
     """The reduction's settings for one input (its name, folder and encoding), and its text."""
     source = read_source(path)
@@ -233,7 +226,7 @@ def signature_oracle(text: str, signature: str, config: ReduceConfig) -> Oracle[
     """
     options = config.options
     inner, _ = calibrated_oracle(options, text, filename=config.filename, search_path=config.search_path, encode=config.encode)
-    oracle = SignatureOracle(inner, signature, config.filename, is_strict(options))
+    oracle = SignatureOracle(inner, signature, config.filename, options.strict)
     try:
         verdicts = original_runs(oracle, text, oracle.judge(text), config.jobs)
         if options.retries <= 1:

@@ -11,7 +11,7 @@ reports its figures.
   session (its own outcome cache): a strategy never profits from the tests
   another one ran, so the test counts are the ones each would need alone.
 * :func:`render_table` prints the rows as a rich table, plain aligned text or
-  Markdown; :func:`write_csv` and :func:`write_json` save them;
+  Markdown; :func:`write_csv` saves them (JSON: :func:`astreduce.reduce.report.write_json`);
   :func:`plot_comparison` draws the size-over-tests curves (matplotlib, an
   optional dependency imported only when a plot is asked for).
 * The ``astreduce compare`` command is :mod:`astreduce.cli.compare`; nothing here imports click.
@@ -39,9 +39,8 @@ from typing import Any
 
 from astreduce.errors import ReductionStopped, UsageError
 from astreduce.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Target
+from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions
-from astreduce.reduce.report import write_json as write_report_json
 from astreduce.reduce.single import ReduceConfig, Result, Search, StopRequest, reduce_with
 from astreduce.search.session import PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
@@ -293,43 +292,6 @@ def check_strategies(strategies: Sequence[str]) -> None:
         raise UsageError(f"strategy {repeated[0]!r} is named twice in --strategies")
 
 
-def describe_oracle(
-    oracle: Oracle[str], options: OracleOptions | None = None, append_name: str | None = None
-) -> str:
-    """A short description of the oracle for titles: what makes a candidate interesting."""
-    kind = options.kind if options is not None else "exec"
-    if kind == "exec":
-        target = getattr(getattr(oracle, "inner", oracle), "target", None)
-        text = f"raises {target.describe()}" if isinstance(target, Target) else oracle.identity
-        if append_name:
-            text += f", with {append_name} appended"
-    else:
-        assert options is not None
-        if kind == "test":
-            text = f"script {Path(options.test or '').name} exits 0"
-        elif kind == "differential":
-            first, second = options.differential or ("", "")
-            text = f"`{first}` and `{second}` differ"
-        else:
-            criteria = [
-                (
-                    f"killed by SIG{options.signal.upper().removeprefix('SIG')}"
-                    if options.signal
-                    else ""
-                ),
-                f"exits {options.exit_code}" if options.exit_code is not None else "",
-                f"stderr matches /{options.stderr}/" if options.stderr else "",
-                f"stdout matches /{options.stdout}/" if options.stdout else "",
-                f"runs over {options.hang:g} s" if options.hang is not None else "",
-            ]
-            text = f"`{options.run}` " + (
-                ", ".join(c for c in criteria if c) or "fails as on the input"
-            )
-    if options is not None and options.python:
-        text += f" (Python {options.python})"
-    return text
-
-
 # --- tables -------------------------------------------------------------------
 
 
@@ -490,11 +452,6 @@ def comparison_dict(
     }
 
 
-def write_json(path: str | Path, data: dict[str, Any], options: OracleOptions | None = None) -> None:
-    """The comparison as JSON (:func:`astreduce.reduce.report.write_json`, every command's writer)."""
-    write_report_json(path, data, options)
-
-
 # --- the plot -----------------------------------------------------------------
 
 
@@ -594,9 +551,7 @@ __all__ = [
     "ComparisonStopped",
     "compare",
     "comparison_dict",
-    "describe_oracle",
     "plot_comparison",
     "render_table",
     "write_csv",
-    "write_json",
 ]

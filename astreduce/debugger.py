@@ -142,7 +142,7 @@ def _shown(value: object) -> str:
     return text if len(text) <= _LOG_WIDTH else text[: _LOG_WIDTH - 3] + "..."
 
 
-def _describe(exc: BaseException | None) -> str:
+def _outcome_text(exc: BaseException | None) -> str:
     return "no exception" if exc is None else repr(exc)
 
 
@@ -444,8 +444,8 @@ class DeltaDebugger:
         outcome, raised = self._run(self._arguments)
         if outcome is not Outcome.FAIL:
             raise FailureNotReproducedError(
-                f"repeating {self._render(self._arguments)} raised {_describe(raised)},"
-                f" not {_describe(expected)} as in the block; is the function deterministic?"
+                f"repeating {self._render(self._arguments)} raised {_outcome_text(raised)},"
+                f" not {_outcome_text(expected)} as in the block; is the function deterministic?"
             )
         key = self._cache_key(self._arguments)
         if key is not None:

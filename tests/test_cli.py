@@ -626,7 +626,7 @@ def test_the_report_on_standard_output_is_one_json_document(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)  # nothing else on standard output: the result is in out.py
     assert report["target"] == "AssertionError('My Test')" and report["verified"] is True
-    assert report["astreduce_version"] == version("astreduce") and report["python"].startswith("CPython 3.")
+    assert report["astreduce_version"] == version("astreduce") and report["astreduce_python"].startswith("CPython 3.")
     assert report["command"].startswith("astreduce reduce ") and "--report -" in report["command"]
     assert report["output"]["path"] == str(tmp_path / "out.py") and (tmp_path / "out.py").is_file()
 

@@ -8,7 +8,6 @@ it again the same way.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

@@ -24,7 +24,8 @@ from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import RetryingOracle
 from astreduce.outcome import Outcome
 from astreduce.search import cluster as cluster_module
-from astreduce.search.cluster import connect, rebuild, recipe_of
+from astreduce.oracles.recipe import rebuild, recipe_of
+from astreduce.search.cluster import connect
 
 #: A crash repro: the interpreter dies of SIGSEGV once ``crash`` sees a big box.
 CRASH = '''\

@@ -8,7 +8,6 @@ interrupted at many moments.
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess
@@ -16,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 #: 40 functions, a slow guard, and a failing check: each test takes 20 ms or more.
 PROGRAM = (

@@ -241,6 +241,9 @@ class _Book:
         self.hits += 1
         return self.cache[key]
 
+    def stopping(self) -> bool:
+        return False
+
 
 def test_any_backend_plugs_into_the_scheduler_and_outcomes_come_in_order() -> None:
     # a backend is anything with start(candidate) -> Pending: here not an oracle but a

@@ -48,7 +48,7 @@ class _Group(click.Group):
         except click.exceptions.Abort:  # click's form of KeyboardInterrupt, EOFError
             fail("interrupted", EXIT_INTERRUPTED)
         except click.ClickException as error:
-            fail(_one_line(error), error.exit_code)
+            fail(_usage_line(error), error.exit_code)
         except OSError as error:
             if error.errno != errno.EPIPE:
                 raise
@@ -56,7 +56,7 @@ class _Group(click.Group):
         sys.exit(status if isinstance(status, int) else 0)
 
 
-def _one_line(error: click.ClickException) -> str:
+def _usage_line(error: click.ClickException) -> str:
     message = " ".join(error.format_message().split())
     context = getattr(error, "ctx", None)
     if isinstance(error, click.UsageError) and context is not None:

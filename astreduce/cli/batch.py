@@ -121,7 +121,7 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
             check_report_path(report_path, given)
         output.mkdir(exist_ok=True)
         cluster, _ = cluster_from(dask_address, config.jobs)  # whole files go to the workers; each reduction runs -j there
-        report = _run(files, config, output, reduce_all=reduce_all, quiet=quiet, map=cluster.map if cluster else None)
+        report = _run_batch(files, config, output, reduce_all=reduce_all, quiet=quiet, map=cluster.map if cluster else None)
         if report_path is not None:
             write_json(report_path, report.to_json(), config.options)
         if not is_stdout(report_path):
@@ -134,7 +134,7 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
             sys.exit(EXIT_NOT_REPRODUCIBLE)
 
 
-def _run(
+def _run_batch(
     files: list[str], config: ReduceConfig, output: Path, *, reduce_all: bool, quiet: bool, map: Mapper | None = None
 ) -> BatchReport:
     """The batch under the signal handler and the progress display."""

@@ -21,19 +21,18 @@ from astreduce.compare import (
     check_strategies,
     compare,
     comparison_dict,
-    describe_oracle,
     plot_comparison,
     print_table,
     render_table,
     write_csv,
-    write_json,
 )
 from astreduce.errors import UsageError
+from astreduce.reduce.report import write_json
 from astreduce.files import write_atomically
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.measure import measure
-from astreduce.oracles.options import build_oracle
+from astreduce.oracles.options import build_oracle, describe_judgement
 from astreduce.reduce.report import EXIT_INTERRUPTED
 from astreduce.files import check_output_path, read_source
 from astreduce.reduce.single import StopRequest
@@ -136,7 +135,7 @@ def compare_command(
         oracle = (cluster.build_oracle if cluster is not None else build_oracle)(
             options, source.text, filename=file.name, search_path=search_path, encode=source.encode
         )
-        described = describe_oracle(
+        described = describe_judgement(
             oracle, options, Path(append_path).name if append_path else None
         )
 

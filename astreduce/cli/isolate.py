@@ -124,7 +124,7 @@ def isolate_command(
             report = isolation_report(result, str(old), str(new), written)
             write_json(report_path, report, options)
         if not quiet:
-            _summary(result, written)
+            _say_isolation(result, written)
         if not is_stdout(report_path):
             click.echo(patch, nl=False)
         if not result.verified and not interrupted:
@@ -132,7 +132,7 @@ def isolate_command(
         exit_after(result.verified, interrupted, f"{written['passing']} and {written['failing']}")
 
 
-def _summary(result: IsolationResult, written: Mapping[str, str]) -> None:
+def _say_isolation(result: IsolationResult, written: Mapping[str, str]) -> None:
     levels = ", ".join(f"{s.name}: {s.changes} changes, {s.tests} tests" for s in result.levels)
     say(f"{levels}; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s")
     say(

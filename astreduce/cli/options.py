@@ -80,7 +80,7 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
     )
 
 
-def confinement(command: F) -> F:
+def with_confinement_options(command: F) -> F:
     """Add ``--allow-write``, ``--allow-network`` and ``--confine/--no-confine`` to a click command."""
     for option in reversed(CONFINEMENT_OPTIONS):
         command = option(command)
@@ -88,7 +88,7 @@ def confinement(command: F) -> F:
 
 
 def confinement_from(values: dict[str, Any]) -> dict[str, Any]:
-    """Take the confinement options out of a command's keyword arguments, as :class:`OracleOptions` keywords
+    """Take the with_confinement_options options out of a command's keyword arguments, as :class:`OracleOptions` keywords
     (paths made absolute here, before anything runs elsewhere); warn once when this system cannot confine."""
     confined = values.pop("confine")
     if confined:

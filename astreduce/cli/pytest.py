@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import budget_option, transforms_option, cluster_from, confinement, confinement_from, dask_option, transforms_from
+from astreduce.cli.options import budget_option, transforms_option, cluster_from, with_confinement_options, confinement_from, dask_option, transforms_from
 from astreduce.errors import UsageError
 from astreduce.files import write_tree
 from astreduce.oracles.options import OracleOptions
@@ -36,7 +36,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("--warm/--no-warm", default=True, show_default=True, help="Fork each test from a pytest started and configured once, where a run of the original shows that it ends as a plain run does.")
 @dask_option
-@confinement
+@with_confinement_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")

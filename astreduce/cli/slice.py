@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import confinement, confinement_from, some_oracle_options
+from astreduce.cli.options import with_confinement_options, confinement_from, some_oracle_options
 from astreduce.files import write_atomically
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.files import check_output_path
@@ -32,7 +32,7 @@ _HELPS = {
 
 
 @some_oracle_options(_OPTIONS, _HELPS)
-@confinement
+@with_confinement_options
 @click.command("slice", cls=GroupedCommand)
 @click.argument("program", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--input", "stdin_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="The program's standard input in every run (a file; --stdin is the flag of reduce, batch, compare and isolate that feeds the candidate on standard input).")
@@ -94,7 +94,7 @@ def slice_command(
         if plot_path is not None:
             plot_slice(result, plot_path)
         if not quiet:
-            _summary(result)
+            _say_slice(result)
         if listing_path is not None:
             write_atomically(listing_path, render_listing(result).encode("utf-8"))
         if not is_stdout(report_path):
@@ -104,7 +104,7 @@ def slice_command(
         exit_after(result.verified, interrupted, "the listing above")
 
 
-def _summary(result: SliceResult) -> None:
+def _say_slice(result: SliceResult) -> None:
     levels = ", ".join(f"{v.name}: {v.kept} of {v.elements} kept in {v.tests} tests" for v in result.levels)
     say(f"slice for {result.criterion}: {len(result.kept)} of {len(result.trace)} events" + (f" ({levels})" if levels else ""))
     say(f"{result.tests} tests ({result.cache_hits} cached), {result.seconds:.1f} s")

@@ -36,7 +36,7 @@ from astreduce.dd.runner import (
     ProgressCallback,
     Runner,
     TestFunction,
-    rebuild,
+    configured,
 )
 from astreduce.dd.weighted import weighted_cuts
 from astreduce.errors import DDPreconditionError
@@ -62,7 +62,7 @@ class DDResult(Generic[T]):
     cache_hits: int
 
 
-def _split(delta: Config, n: int, weights: Sequence[float] | None = None) -> list[Config]:
+def _parts(delta: Config, n: int, weights: Sequence[float] | None = None) -> list[Config]:
     """Split ``delta`` into ``n`` contiguous parts of nearly equal size (or weight, WDD)."""
     if weights is not None:
         return weighted_cuts(delta, weights, n)
@@ -134,9 +134,9 @@ def dd(
     c_pass, c_fail = _search(runner, c_pass, full, mode, weights)
     return DDResult(
         mode=mode,
-        passing=rebuild(elements, c_pass),
-        failing=rebuild(elements, c_fail),
-        difference=rebuild(elements, _minus(c_fail, c_pass)),
+        passing=configured(elements, c_pass),
+        failing=configured(elements, c_fail),
+        difference=configured(elements, _minus(c_fail, c_pass)),
         tests=runner.tests,
         cache_hits=runner.cache_hits,
     )
@@ -171,7 +171,7 @@ def _search(
                 c_fail = ()
             return c_pass, c_fail
         n = min(n, len(delta))
-        parts = _split(delta, n, weights)
+        parts = _parts(delta, n, weights)
         subsets = [_union(c_pass, p) for p in parts]
         complements = [_minus(c_fail, p) for p in parts]
         # (configuration, outcome that moves the search, new n, is it c_fail that moves)

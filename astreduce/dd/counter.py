@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
 from astreduce.dd.deletion import (
-    check_options,
+    check_parameters,
     check_start,
     delete_in_turn,
     minimised,
@@ -87,7 +87,7 @@ def cdd_search(
     Raises:
         DDPreconditionError: the full input does not FAIL.
     """
-    check_options(elements, p0, weights)
+    check_parameters(elements, p0, weights)
     runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
     current = check_start(runner)
     counters = [0] * len(elements)

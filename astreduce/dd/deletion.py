@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.runner import Config, Runner, rebuild
+from astreduce.dd.runner import Config, Runner, configured
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
 T = TypeVar("T")
 
 
-def check_options(elements: Sequence[object], p0: float, weights: Sequence[float] | None) -> None:
+def check_parameters(elements: Sequence[object], p0: float, weights: Sequence[float] | None) -> None:
     """Reject a prior outside (0, 1) and a weight list of the wrong length."""
     if not 0 < p0 < 1:
         raise ValueError(f"p0 must lie strictly between 0 and 1, not {p0}")
@@ -32,10 +32,10 @@ def check_options(elements: Sequence[object], p0: float, weights: Sequence[float
 
 def minimised(runner: Runner[T], current: Config) -> DDResult[T]:
     """The result of a minimiser (mode ``-``) that ended at ``current``."""
-    failing = rebuild(runner.elements, current)
+    failing = configured(runner.elements, current)
     return DDResult(
         mode="-",
-        passing=rebuild(runner.elements, ()),
+        passing=configured(runner.elements, ()),
         failing=failing,
         difference=failing,
         tests=runner.tests,

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import check_options, check_start, minimised, minus
+from astreduce.dd.deletion import check_parameters, check_start, minimised, minus
 from astreduce.dd.runner import (
     BatchFunction,
     Config,
@@ -85,7 +85,7 @@ def probdd_search(
 
     Arguments as for :func:`~astreduce.dd.counter.cdd_search`.
     """
-    check_options(elements, p0, weights)
+    check_parameters(elements, p0, weights)
     runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
     current = check_start(runner)
     p = [p0] * len(elements)

@@ -66,7 +66,7 @@ def as_outcome(answer: object) -> Outcome:
     )
 
 
-def rebuild(elements: Sequence[T], config: Config) -> Sequence[T]:
+def configured(elements: Sequence[T], config: Config) -> Sequence[T]:
     """Return the elements at ``config`` as a value of the same type as ``elements``."""
     if isinstance(elements, str):
         return "".join(elements[i] for i in config)  # type: ignore[return-value]  # str is a Sequence[str]
@@ -117,7 +117,7 @@ class Runner(Generic[T]):
             if (not self._use_cache or config not in self._cache) and config not in seen:
                 pending.append(config)
                 seen.add(config)
-        results = self._batch([rebuild(self.elements, c) for c in pending]) if pending else iter(())
+        results = self._batch([configured(self.elements, c) for c in pending]) if pending else iter(())
         try:
             position = 0
             for config in configs:
@@ -129,7 +129,7 @@ class Runner(Generic[T]):
                     position += 1
                     yield self._record(config, result)
                 else:  # a duplicate within this list and the cache is off: test again
-                    yield self._record(config, self._test(rebuild(self.elements, config)))
+                    yield self._record(config, self._test(configured(self.elements, config)))
         finally:
             close = getattr(results, "close", None)
             if close is not None:
@@ -138,7 +138,7 @@ class Runner(Generic[T]):
     def _sequential(self, config: Config) -> Outcome:
         if self._use_cache and config in self._cache:
             return self._hit(config)
-        return self._record(config, self._test(rebuild(self.elements, config)))
+        return self._record(config, self._test(configured(self.elements, config)))
 
     def _hit(self, config: Config) -> Outcome:
         self.cache_hits += 1

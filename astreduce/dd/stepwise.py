@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult, Mode
-from astreduce.dd.runner import Config, TestFunction, as_outcome, rebuild
+from astreduce.dd.runner import Config, TestFunction, as_outcome, configured
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
@@ -73,7 +73,7 @@ def dd_stepwise(
     tests = 0
 
     def value(config: set[int]) -> Sequence[T]:
-        return rebuild(elements, tuple(sorted(config)))
+        return configured(elements, tuple(sorted(config)))
 
     def outcome(config: set[int]) -> Outcome:
         nonlocal tests

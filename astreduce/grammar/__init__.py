@@ -7,7 +7,7 @@ candidates on it and renders them back with the input's spacing;
 candidate through the shared session and scheduler.
 """
 
-from astreduce.grammar.derivation import Grammar, Leaf, Node, render
+from astreduce.grammar.derivation import Grammar, Leaf, RuleNode, render
 from astreduce.grammar.search import GrammarSearch
 
-__all__ = ["Grammar", "GrammarSearch", "Leaf", "Node", "render"]
+__all__ = ["Grammar", "GrammarSearch", "Leaf", "RuleNode", "render"]

@@ -6,7 +6,7 @@ table. The input is parsed once, with every token kept
 (``keep_all_tokens``) and its position; the tree is Lark's own, so rules
 named ``_x``, and ``?x`` rules with one child, are inlined as Lark does.
 
-Candidates are built on this tree without parsing again: a :class:`Node`
+Candidates are built on this tree without parsing again: a :class:`RuleNode`
 is immutable, a replacement builds new nodes along one path, and
 :func:`render` writes the tokens back. Every token of the input remembers
 its index in the input's token sequence, so the text between two tokens
@@ -40,7 +40,7 @@ from lark.exceptions import LarkError, UnexpectedEOF, UnexpectedInput
 
 from astreduce.errors import UsageError
 
-__all__ = ["Grammar", "Leaf", "Node", "render"]
+__all__ = ["Grammar", "Leaf", "RuleNode", "render"]
 
 #: Characters tried, in this order, for the shortest sample of a regular terminal.
 _SAMPLE_ALPHABET = "0a1xA_ " + string.ascii_letters + string.digits + string.punctuation
@@ -59,11 +59,11 @@ class Leaf:
 
 
 @dataclass(frozen=True, eq=False)
-class Node:
+class RuleNode:
     """A rule's node: its symbol (the rule's name, or its alias) and its children."""
 
     symbol: str
-    children: tuple[Node | Leaf, ...]
+    children: tuple[RuleNode | Leaf, ...]
 
     @cached_property
     def leaves(self) -> tuple[Leaf, ...]:
@@ -80,13 +80,13 @@ class Node:
         """Characters of its tokens: the measure of "smaller" between subtrees."""
         return sum(len(leaf.text) for leaf in self.leaves)
 
-    def descendants(self) -> Iterator[tuple[int, Node]]:
+    def descendants(self) -> Iterator[tuple[int, RuleNode]]:
         """Every node below this one, with its depth (1 for a child), breadth first."""
-        level: list[Node] = [self]
+        level: list[RuleNode] = [self]
         depth = 0
         while level:
             depth += 1
-            level = [c for n in level for c in n.children if isinstance(c, Node)]
+            level = [c for n in level for c in n.children if isinstance(c, RuleNode)]
             for node in level:
                 yield depth, node
 
@@ -95,7 +95,7 @@ def _word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def render(root: Node, gaps: tuple[str, ...], tail: str) -> str:
+def render(root: RuleNode, gaps: tuple[str, ...], tail: str) -> str:
     """The text of ``root``'s tokens, with the input's spacing where it survives (see the module)."""
     out: list[str] = []
     previous: Leaf | None = None
@@ -155,7 +155,7 @@ class Grammar:
             origins.setdefault(str(rule.alias) if rule.alias else origin, origin)
         return cls(str(path), start, parser, origins)
 
-    def parse(self, text: str, filename: str) -> tuple[Node, tuple[str, ...], str]:
+    def parse(self, text: str, filename: str) -> tuple[RuleNode, tuple[str, ...], str]:
         """The derivation tree of ``text``, the spacing before each token, and the text after the last.
 
         Raises:
@@ -237,7 +237,7 @@ class Grammar:
                         is_changing = True
         return best
 
-    def shortest(self, symbol: str, spacing: str = "") -> Node | None:
+    def shortest(self, symbol: str, spacing: str = "") -> RuleNode | None:
         """A node of ``symbol`` holding its shortest derivation's tokens (made up), or None if unknown.
 
         ``spacing`` goes before the first token (that of the subtree it replaces).
@@ -249,7 +249,7 @@ class Grammar:
         leaves = [Leaf(kind, text, None) for kind, text in parts]
         if leaves:
             leaves[0] = Leaf(leaves[0].kind, leaves[0].text, None, spacing)
-        return Node(symbol, tuple(leaves))
+        return RuleNode(symbol, tuple(leaves))
 
 
 def _reason(error: UnexpectedInput) -> str:
@@ -262,15 +262,15 @@ def _reason(error: UnexpectedInput) -> str:
     return f"unexpected {char!r}" if char is not None else type(error).__name__
 
 
-def _convert(tree: lark.Tree[lark.Token], tokens: list[lark.Token]) -> Node:
-    children: list[Node | Leaf] = []
+def _convert(tree: lark.Tree[lark.Token], tokens: list[lark.Token]) -> RuleNode:
+    children: list[RuleNode | Leaf] = []
     for child in tree.children:
         if isinstance(child, lark.Tree):
             children.append(_convert(child, tokens))
         elif isinstance(child, lark.Token):
             children.append(Leaf(str(child.type), str(child), len(tokens)))
             tokens.append(child)
-    return Node(str(tree.data), tuple(children))
+    return RuleNode(str(tree.data), tuple(children))
 
 
 def _sample(terminal: lark.lexer.TerminalDef) -> str | None:

@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from astreduce.errors import UsageError
-from astreduce.grammar.derivation import Grammar, Node, render
+from astreduce.grammar.derivation import Grammar, RuleNode, render
 from astreduce.measure import measure
 from astreduce.oracles.options import OracleOptions
 from astreduce.search.session import Session
@@ -39,25 +39,25 @@ __all__ = ["GrammarSearch", "check_data_oracle"]
 Path = tuple[int, ...]
 
 
-def _at(root: Node, path: Path) -> Node:
+def _at(root: RuleNode, path: Path) -> RuleNode:
     node = root
     for index in path:
         child = node.children[index]
-        assert isinstance(child, Node)
+        assert isinstance(child, RuleNode)
         node = child
     return node
 
 
-def _replace(root: Node, path: Path, new: Node) -> Node:
+def _replaced_at(root: RuleNode, path: Path, new: RuleNode) -> RuleNode:
     """``root`` with the node at ``path`` replaced by ``new`` (new nodes along the path only)."""
     if not path:
         return new
     head, rest = path[0], path[1:]
     child = root.children[head]
-    assert isinstance(child, Node)
+    assert isinstance(child, RuleNode)
     children = list(root.children)
-    children[head] = _replace(child, rest, new)
-    return Node(root.symbol, tuple(children))
+    children[head] = _replaced_at(child, rest, new)
+    return RuleNode(root.symbol, tuple(children))
 
 
 def check_data_oracle(options: OracleOptions) -> None:
@@ -66,7 +66,7 @@ def check_data_oracle(options: OracleOptions) -> None:
     Raises:
         UsageError: no ``--run``, ``--test`` or ``--differential``.
     """
-    if options.kind == "exec":
+    if options.runs_python:
         raise UsageError(
             "--grammar reduces an input that is data: give the oracle with --run 'CMD {file}',"
             " --test SCRIPT or --differential 'CMD1 {file}' 'CMD2 {file}'"
@@ -127,18 +127,18 @@ class GrammarSearch:
                     queue.appendleft(path)  # the new subtree may shrink further
                     continue
                 node = _at(root, path)
-                queue.extend(path + (i,) for i, child in enumerate(node.children) if isinstance(child, Node))
+                queue.extend(path + (i,) for i, child in enumerate(node.children) if isinstance(child, RuleNode))
             session.end_pass(stats)
 
-    def _reduce_at(self, session: Session, root: Node, path: Path, gaps: tuple[str, ...], tail: str) -> Node | None:
+    def _reduce_at(self, session: Session, root: RuleNode, path: Path, gaps: tuple[str, ...], tail: str) -> RuleNode | None:
         """The tree with the node at ``path`` replaced by its first candidate that FAILs, or None."""
         current = measure(render(root, gaps, tail)).key
-        offered: list[Node] = []
+        offered: list[RuleNode] = []
         seen: set[str] = set()
 
         def candidates() -> Iterator[str]:
             for replacement in self._replacements(_at(root, path), gaps):
-                new_root = _replace(root, path, replacement)
+                new_root = _replaced_at(root, path, replacement)
                 text = render(new_root, gaps, tail)
                 if text in seen or measure(text).key >= current:
                     continue
@@ -153,7 +153,7 @@ class GrammarSearch:
         session.accept(render(new_root, gaps, tail))
         return new_root
 
-    def _replacements(self, node: Node, gaps: tuple[str, ...]) -> Iterator[Node]:
+    def _replacements(self, node: RuleNode, gaps: tuple[str, ...]) -> Iterator[RuleNode]:
         """The node's candidates in the module's order: shortest expansion, descendants, deletions."""
         first = node.leaves[0] if node.leaves else None
         spacing = "" if first is None else first.spacing if first.index is None else gaps[first.index]
@@ -173,6 +173,6 @@ class GrammarSearch:
         runs = sorted({count - 1, 2, 1} | {(count - 1) >> shift for shift in range(1, count.bit_length())}, reverse=True)
         for run in (r for r in runs if 1 <= r < count):
             for start in range(0, count - run + 1, max(1, run // 2)):
-                candidate = Node(node.symbol, node.children[:start] + node.children[start + run :])
+                candidate = RuleNode(node.symbol, node.children[:start] + node.children[start + run :])
                 if self.grammar.derives(node.symbol, render(candidate, gaps, "")):
                     yield candidate

@@ -23,7 +23,7 @@ from astreduce.files import FileTree
 from astreduce.isolate.align import parse_python
 from astreduce.isolate.changes import Change
 from astreduce.oracles import Oracle
-from astreduce.oracles.tree import EncodedTree, FileOracle, encode_tree
+from astreduce.oracles.tree import EncodedTree, encode_tree
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
 
@@ -72,10 +72,11 @@ class CandidateTrees:
     def __init__(self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None) -> None:
         self.old = old
         texts: Oracle[str]
-        if single is not None and isinstance(oracle, FileOracle) and oracle.name == single:
+        one_file = oracle.traits.one_file
+        if single is not None and one_file is not None and one_file[0] == single:
             name = single
             self.text: Callable[[FileTree], str] = lambda tree: tree[name]
-            texts = oracle.oracle
+            texts = one_file[1]
         else:
             self.text = encode_tree
             texts = EncodedTree(oracle)

@@ -43,7 +43,7 @@ from astreduce.isolate.changes import (
 )
 from astreduce.isolate.trim import sweep, trim
 from astreduce.measure import measure
-from astreduce.oracles import Oracle
+from astreduce.oracles import Oracle, plugged
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
 from astreduce.reduce.single import StopRequest
@@ -187,7 +187,7 @@ def isolate(
     """
     name = filename or "candidate.py"
     return isolate_trees(
-        {name: old_text}, {name: new_text}, FileOracle(oracle, name), granularity, jobs=jobs, single=name, stop=stop, refine=refine
+        {name: old_text}, {name: new_text}, FileOracle(plugged(oracle), name), granularity, jobs=jobs, single=name, stop=stop, refine=refine
     )
 
 
@@ -220,6 +220,7 @@ def isolate_trees(
     old, new = dict(old), dict(new)
     if old == new:
         raise UsageError("OLD and NEW are identical: there are no changes to isolate")
+    oracle = plugged(oracle)  # an oracle handed to the API may lack start, close and traits
     checked = oracle.judge(new)
     if checked.outcome is not Outcome.FAIL:
         raise NotReproducibleError(f"NEW does not fail: the oracle says {checked.outcome} ({checked.run.describe()})")

@@ -28,12 +28,17 @@ astreduce's own errors.
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
+
+if TYPE_CHECKING:
+    from astreduce.oracles.trace import Tracer
 
 #: How a run ended, as reported by the child or seen by the parent.
 ENDINGS = ("ok", "exception", "syntax", "timeout", "crash")
@@ -95,8 +100,45 @@ class Pending(Protocol):
 C = TypeVar("C", contravariant=True)
 
 
+@dataclass(frozen=True)
+class Traits:
+    """What an oracle can do, said by the oracle itself: what a job asks, never the oracle's class or kind.
+
+    Wrappers (``--retries``, ``--verbose``, a cluster's copy, a batch's
+    signature) pass their inner oracle's traits on, less :attr:`one_file`
+    (their tests must go through them).
+    """
+
+    python: str | None = None
+    """The interpreter that runs the candidate as a Python program; ``None`` when the candidate is not run
+    as one (a command's input file, a predicate's argument)."""
+    unparsable: bool = False
+    """Whether a text Python rejects may be interesting: a command's tool may crash on it, so the text passes
+    try edits that do not parse."""
+    tracer: Tracer | None = None
+    """Records a run's values as the oracle runs a candidate (``value-from-trace``); ``None``: it cannot."""
+    compiles: Callable[[str], bool] | None = None
+    """A check that costs no test and that every interesting candidate passes (the exec oracle's compile):
+    a candidate that fails it is UNRESOLVED untested, and candidates alike by byte code share a verdict."""
+    starts: bool = True
+    """Whether :meth:`Oracle.start` returns before the verdict, so that ``-j`` runs tests at once."""
+    target: str = ""
+    """What makes a candidate interesting, in words (the run's first line, the report); '' when not said."""
+    one_file: tuple[str, Oracle[str]] | None = None
+    """For a tree of one file judged by that file's text: the file's name and the oracle of its text."""
+
+    def passed_on(self, **changes: Any) -> Traits:
+        """These traits, some changed (a wrapper's own)."""
+        return Traits(**{**self.__dict__, **changes})
+
+
 class Oracle(Protocol[C]):
     """Anything that can judge a candidate: ``Oracle[str]`` for texts, ``Oracle[FileTree]`` for trees."""
+
+    @property
+    def traits(self) -> Traits:
+        """What the oracle can do (see :class:`Traits`)."""
+        ...
 
     @property
     def identity(self) -> str:
@@ -131,18 +173,39 @@ class Plugged:
         """Whether the oracle can start a test without waiting (``-j`` needs it)."""
 
     @property
+    def traits(self) -> Traits:
+        """An API oracle's traits: its own, or what the API's contract lets it say by its attributes.
+
+        One with a str ``append`` runs the candidate as Python followed by
+        that script (with its ``search_path`` and ``python``), and is traced
+        as it runs; any other is traced alone (only what runs on the
+        program's import).
+        """
+        own = getattr(self.inner, "traits", None)
+        if isinstance(own, Traits):
+            return own.passed_on(starts=own.starts and self.starts)
+        from astreduce.oracles.trace import Tracer, tracer_under
+
+        append = getattr(self.inner, "append", None)
+        if not isinstance(append, str):
+            return Traits(tracer=Tracer(), starts=self.starts)
+        python = getattr(self.inner, "python", None) or sys.executable
+        tracer = tracer_under(python, append=append, search_path=getattr(self.inner, "search_path", ""))
+        return Traits(python=python, starts=self.starts, tracer=tracer)
+
+    @property
     def identity(self) -> str:
         identity: str = self.inner.identity  # type: ignore[attr-defined]  # the API's oracles have one
         return identity
 
-    def calibrate(self, candidate: str) -> Verdict:
+    def calibrate(self, candidate: Any) -> Verdict:
         return self.judge(candidate)
 
-    def judge(self, candidate: str) -> Verdict:
+    def judge(self, candidate: Any) -> Verdict:
         verdict: Verdict = self.inner.judge(candidate)  # type: ignore[attr-defined]  # the API's oracles judge
         return verdict
 
-    def start(self, candidate: str) -> Pending:
+    def start(self, candidate: Any) -> Pending:
         if self.starts:
             pending: Pending = self.inner.start(candidate)  # type: ignore[attr-defined]  # checked in __init__
             return pending
@@ -154,9 +217,11 @@ class Plugged:
             close()
 
 
-def plugged(oracle: object) -> Oracle[str]:
-    """``oracle`` itself when it follows the full contract, else wrapped in :class:`Plugged`."""
-    if all(callable(getattr(oracle, name, None)) for name in ("judge", "start", "close")):
+def plugged(oracle: object) -> Oracle[Any]:
+    """``oracle`` itself when it follows the full contract, else wrapped in :class:`Plugged` (a text's oracle
+    or a tree's)."""
+    methods = all(callable(getattr(oracle, name, None)) for name in ("judge", "start", "close"))
+    if methods and isinstance(getattr(oracle, "traits", None), Traits):
         return oracle  # type: ignore[return-value]  # it has the contract's methods
     return Plugged(oracle)
 
@@ -238,29 +303,6 @@ def _same_type(seen: str, wanted: str) -> bool:
     """``wanted`` may be qualified (``json.JSONDecodeError``) or bare (``JSONDecodeError``)."""
     return seen == wanted or seen.rsplit(".", 1)[-1] == wanted.rsplit(".", 1)[-1] and "." not in wanted
 
-
-
-def describe_target(oracle: object) -> str:
-    """What makes a candidate interesting for a calibrated oracle, in words (the run's first line, the report).
-
-    The exec oracle's exception, a command's signature or criteria, a pytest
-    node's failure; '' when the oracle does not say (one handed to the API).
-    Wrappers (``--retries``, a cluster's copy, a file in a tree) are looked through.
-    """
-    seen = 0
-    while seen < 8:
-        seen += 1
-        target = getattr(oracle, "target", None)
-        if target is None and getattr(oracle, "command", None) is not None:
-            target = getattr(oracle.command, "target", None)  # type: ignore[attr-defined]  # a tree's command oracle
-        describe = getattr(target, "describe", None)
-        if callable(describe):
-            return str(describe())
-        inner = getattr(oracle, "inner", None) or getattr(oracle, "oracle", None)
-        if inner is None:
-            return ""
-        oracle = inner
-    return ""
 
 
 def read_append(path: str | None) -> str:

@@ -30,15 +30,6 @@ import types
 import warnings
 
 
-def _die_with_parent():
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def _limit(which, value):
     try:
         hard = resource.getrlimit(which)[1]
@@ -66,7 +57,7 @@ def qualified(cls):
     return name if module in ("builtins", "__main__") else module + "." + name
 
 
-def innermost(error):
+def innermost_function(error):
     # type: (BaseException) -> str
     tb = error.__traceback__
     frames = traceback.extract_tb(tb) if tb is not None else []
@@ -126,7 +117,7 @@ def run_main(code, path, then=None):
         if then is not None:
             exec(then, module.__dict__)
     except BaseException as error:  # the candidate's own exception: report it, whatever it is
-        return {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost(error)}
+        return {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost_function(error)}
     return {"ending": "ok"}
 
 
@@ -148,17 +139,17 @@ def _confine_module():
     return _CONFINE[0]
 
 
-def confine(settings, folder):
+def confine_test(settings, folder):
     # type: (dict[str, object] | None, str) -> None
     """Confine this process to ``folder`` as astreduce confines every test; nothing when ``settings`` is None."""
     if settings is not None:
         _confine_module().confine(folder, list(settings.get("writable", [])), [], bool(settings.get("network")))
 
 
-def _child(request, workdir, report_fd):
+def _test_in_child(request, workdir, report_fd):
     report = {"ending": "crash"}
     try:
-        _die_with_parent()
+        _confine_module().die_with_parent()
         os.setpgid(0, 0)
         os.chdir(workdir)
         path = os.path.join(workdir, os.path.basename(request["filename"]))
@@ -174,7 +165,7 @@ def _child(request, workdir, report_fd):
         _limit(resource.RLIMIT_AS, request["memory"])
         _limit(resource.RLIMIT_FSIZE, request["fsize"])
         _limit(resource.RLIMIT_NPROC, request["processes"])
-        confine(request.get("confine"), workdir)
+        confine_test(request.get("confine"), workdir)
         warnings.resetwarnings()
         sys.argv = [path]
         sys.path[0:1] = [request["search_path"] or workdir]
@@ -188,8 +179,8 @@ def _child(request, workdir, report_fd):
             os._exit(0)
 
 
-def main():
-    _die_with_parent()
+def serve_requests():
+    _confine_module().die_with_parent()
     _confine_module()  # loaded here, once, not in every child
     out = sys.stdout
     for line in sys.stdin:
@@ -199,7 +190,7 @@ def main():
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
-            _child(request, workdir, write_fd)
+            _test_in_child(request, workdir, write_fd)
         os.close(write_fd)
         out.write(json.dumps({"pid": pid}) + "\n")
         out.flush()
@@ -249,4 +240,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--entry"]:
         run_entry(sys.argv[2])
     else:
-        main()
+        serve_requests()

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Run, Traits, Verdict
+from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.sandbox import (
-    MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, kill_group, make_workdir, pdeathsig_launcher, release_workdir, wait_exit,
+    MIN_TIMEOUT, Limits, ProcessGroupCap, kill_group, make_workdir, pdeathsig_launcher, release_workdir, wait_exit,
 )
 from astreduce.outcome import Outcome
 
@@ -93,7 +94,8 @@ def _tail(path: Path) -> str:
         return ""
 
 
-def _last_line(text: str) -> str:
+def last_line(text: str) -> str:
+    """The last line of ``text`` with something on it, stripped: what a one-line message quotes."""
     for line in reversed(text.splitlines()):
         if line.strip():
             return line.strip()
@@ -247,7 +249,7 @@ class Process:
         self.result = Signature(
             signal=_signal_name(-code) if code is not None and code < 0 and not timed_out else None,
             exit_code=code if code is not None and code >= 0 else None,
-            stderr_line=_last_line(stderr),
+            stderr_line=last_line(stderr),
             stdout=_tail(self.out),
             stderr=stderr,
             seconds=seconds,
@@ -432,6 +434,12 @@ class CommandOracle:
     @property
     def identity(self) -> str:
         return f"command|{self.commands}|{self.criteria}|{self.script}|{self.stdin}|{self.python}|{self.target}"
+
+    @property
+    def traits(self) -> Traits:
+        """A command may run something that is not this file as a program (a formatter's input, a fuzzer's
+        crash): nothing is traced, and a text Python rejects may be what crashes the tool."""
+        return Traits(unparsable=True, target=self.target.describe() if self.target is not None else "")
 
     @property
     def wait_limit(self) -> float:

@@ -91,6 +91,21 @@ def _libc():
 #: Loaded once: a forked child inherits it instead of loading it for each test.
 _LIBC = _libc() if sys.platform.startswith("linux") else None
 _ABI = None
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    # type: () -> None
+    """Ask Linux to SIGKILL the calling process when its parent dies (``kill -9 astreduce``): without it a
+    candidate that sleeps would outlive a killed reducer. Every process a test runs in calls it, the
+    standalone scripts too (they load this file by path)."""
+    import signal
+
+    try:
+        if _LIBC is not None:
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except AttributeError:  # not Linux: the process group kill on timeout remains
+        pass
 
 
 def abi():

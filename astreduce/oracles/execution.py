@@ -36,9 +36,11 @@ from collections import deque
 from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 
-from astreduce.oracles import Run, Target, Verdict
+from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, die_with_parent, enter_test_folder, kill_group, make_workdir, reap, release_workdir, remove_workdir
+from astreduce.oracles.confine import die_with_parent
+from astreduce.oracles.trace import tracer_under
+from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, enter_test_folder, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -358,6 +360,24 @@ class ExecOracle:
         target = self.target
         described = "" if target is None else f"{target.exception}|{target.message}|{target.match}|{target.frame}"
         return f"exec|{described}|{self.append}"
+
+    @property
+    def traits(self) -> Traits:
+        """The candidate runs as Python, under this interpreter, traced as it runs (its appended test, its folder,
+        its sandbox). Its compile is a check worth no test, except when the target is a syntax error:
+        ``compile`` rejects more than the parser does (``return`` outside a function), and such a candidate
+        may be just what a search for a compiler's error wants."""
+        target = self.target
+        return Traits(
+            python=self.python_path, target=target.describe() if target is not None else "",
+            tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
+            compiles=self.compiles if target is not None and not target.is_syntax_error and self.compiles_here else None,
+        )
+
+    python_path = sys.executable
+    """The interpreter that runs the candidates (a worker's, under ``--python``)."""
+    compiles_here = True
+    """Whether this process's ``compile`` is the one the candidates meet (not under another interpreter)."""
 
     def calibrate(self, text: str, match: str = "message", same_frame: bool = False, timeout: float | None = None) -> Verdict:
         """Run the original once: set the target (if none) and the per-test timeout.

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, UsageError
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
-from astreduce.oracles import Oracle, Pending, Target, Verdict, confine
+from astreduce.oracles import Oracle, Pending, Target, Traits, Verdict, confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.sandbox import Limits
@@ -75,6 +75,18 @@ class OracleOptions:
         if len(chosen) > 1:
             raise UsageError(f"choose one oracle: --{chosen[0]} and --{chosen[1]} cannot be combined")
         return chosen[0] if chosen else "exec"
+
+    @property
+    def runs_python(self) -> bool:
+        """Whether the oracle runs the input as a Python program (the exec oracle), not as a command's input."""
+        return self.kind == "exec"
+
+    @property
+    def strict(self) -> bool:
+        """Whether the options say what an interesting run is, beyond "it fails" (``--expect``, ``--signal``,
+        ``--test``...): a batch's signature oracle then also asks the oracle for FAIL."""
+        criteria = (self.signal, self.exit_code, self.stderr, self.stdout, self.hang)
+        return bool(self.expect) or self.kind in ("test", "differential") or any(c is not None for c in criteria)
 
     def check(self) -> None:
         kind = self.kind
@@ -214,6 +226,10 @@ class RetryingOracle(Generic[T]):
     def identity(self) -> str:
         return f"{self.inner.identity}|retries={self.retries}"
 
+    @property
+    def traits(self) -> Traits:
+        return self.inner.traits.passed_on(one_file=None)  # its tests go through this wrapper
+
     def judge(self, candidate: T) -> Verdict:
         return self.start(candidate).wait()
 
@@ -258,6 +274,10 @@ class EchoingOracle(Generic[T]):
     def identity(self) -> str:
         return self.inner.identity
 
+    @property
+    def traits(self) -> Traits:
+        return self.inner.traits.passed_on(one_file=None)  # its tests go through this wrapper
+
     def judge(self, candidate: T) -> Verdict:
         return self.start(candidate).wait()
 
@@ -292,6 +312,38 @@ class _EchoPending:
 
     def cancel(self) -> None:
         self.inner.cancel()
+
+
+def describe_judgement(oracle: Oracle[str], options: OracleOptions | None = None, append_name: str | None = None) -> str:
+    """What makes a candidate interesting, in a few words for titles (a comparison's table and plot).
+
+    ``options`` ``None``: an oracle handed to the API, described by its target or its identity.
+    """
+    kind = options.kind if options is not None else "exec"
+    if kind == "exec":
+        target = oracle.traits.target
+        text = f"raises {target}" if target else oracle.identity
+        if append_name:
+            text += f", with {append_name} appended"
+    else:
+        assert options is not None
+        if kind == "test":
+            text = f"script {Path(options.test or '').name} exits 0"
+        elif kind == "differential":
+            first, second = options.differential or ("", "")
+            text = f"`{first}` and `{second}` differ"
+        else:
+            criteria = [
+                f"killed by SIG{options.signal.upper().removeprefix('SIG')}" if options.signal else "",
+                f"exits {options.exit_code}" if options.exit_code is not None else "",
+                f"stderr matches /{options.stderr}/" if options.stderr else "",
+                f"stdout matches /{options.stdout}/" if options.stdout else "",
+                f"runs over {options.hang:g} s" if options.hang is not None else "",
+            ]
+            text = f"`{options.run}` " + (", ".join(c for c in criteria if c) or "fails as on the input")
+    if options is not None and options.python:
+        text += f" (Python {options.python})"
+    return text
 
 
 def build_oracle(

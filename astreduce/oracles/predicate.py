@@ -34,15 +34,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from astreduce.oracles import Run, Verdict
-from astreduce.oracles._worker_main import error_message, flush_output, innermost, qualified
+from astreduce.oracles import Run, Traits, Verdict
+from astreduce.oracles._worker_main import error_message, flush_output, innermost_function, qualified
 from astreduce.oracles.execution import OUTPUT_NAME, Job
+from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.sandbox import (
     MIN_CPU_TIMEOUT,
     MIN_TIMEOUT,
     Limits,
     ProcessGroupCap,
-    die_with_parent,
     enter_test_folder,
     make_workdir,
 )
@@ -79,6 +79,11 @@ class PredicateOracle:
         digest = hashlib.blake2b(code.co_code + repr(code.co_consts).encode(), digest_size=8).hexdigest() if code else ""
         return f"predicate|{name}|{digest}"
 
+    @property
+    def traits(self) -> Traits:
+        """The candidate is a function's argument, not a program run: nothing is traced."""
+        return Traits()
+
     def calibrate(self, text: str, timeout: float | None = None) -> Verdict:
         """Call the predicate on the original once and set the time limits from how long it took."""
         self.timeout = timeout if timeout is not None else CALIBRATION_TIMEOUT
@@ -104,7 +109,7 @@ class PredicateOracle:
         pid = os.fork()
         if pid == 0:  # the child: never returns
             os.close(read_fd)
-            _child(self.predicate, text, workdir, write_fd, limits, cap)
+            _call_in_child(self.predicate, text, workdir, write_fd, limits, cap)
         os.close(write_fd)
         try:
             os.setpgid(pid, pid)  # also here: a kill of its group must not find no group
@@ -151,7 +156,7 @@ def classify(run: Run) -> Verdict:
     return Verdict(Outcome.UNRESOLVED, run)
 
 
-def describe(run: Run) -> str:
+def outcome_line(run: Run) -> str:
     """What a call did, for messages: ``returned false``, ``raised KeyError('x')``, ``timeout (...)``."""
     if run.ending == "ok":
         return run.detail.removeprefix("interesting ")
@@ -160,7 +165,7 @@ def describe(run: Run) -> str:
     return run.describe()
 
 
-def _child(predicate: Callable[[str], object], text: str, workdir: str, report_fd: int, limits: Limits, cap: ProcessGroupCap) -> None:
+def _call_in_child(predicate: Callable[[str], object], text: str, workdir: str, report_fd: int, limits: Limits, cap: ProcessGroupCap) -> None:
     """Call the predicate in the sandbox and write how it ended to ``report_fd``; never returns."""
     import json
 
@@ -174,7 +179,7 @@ def _child(predicate: Callable[[str], object], text: str, workdir: str, report_f
         try:
             result = bool(predicate(text))
         except BaseException as error:  # the predicate's own failure: UNRESOLVED, never astreduce's
-            report = {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost(error)}
+            report = {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost_function(error)}
         else:
             report = {"ending": "ok", "message": "true" if result else "false"}
     except BaseException as error:  # the sandbox's setup failed: a crash report

@@ -28,7 +28,6 @@ wherever the user can.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import itertools
 import stat
 import sys
@@ -122,18 +121,6 @@ def enter_test_folder(workdir: str, output_name: str) -> None:
     os.dup2(output, 2)
 
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGKILL the calling process when its parent dies (``kill -9 astreduce``).
-
-    Without it a candidate that sleeps would outlive a killed reducer.
-    """
-    try:
-        if _LIBC is not None:
-            _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except AttributeError:  # not Linux: the process group kill on timeout remains
-        pass
-
-
 _launcher: list[str] | None | bool = False
 
 
@@ -190,16 +177,6 @@ def wait_exit(popen: subprocess.Popen[bytes], timeout: float) -> bool:
     popen.wait()
     return True
 
-
-def _load_libc() -> ctypes.CDLL | None:
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
-
-
-#: Loaded once in the parent: a forked child inherits it instead of loading it per test.
-_LIBC = _load_libc()
 
 
 def virtual_memory() -> int:

@@ -23,7 +23,7 @@ import re
 import tempfile
 from pathlib import PurePath
 
-from astreduce.oracles import Oracle, Pending, Run, Verdict
+from astreduce.oracles import Oracle, Pending, Run, Traits, Verdict
 from astreduce.outcome import Outcome
 
 #: Placeholders that replace what differs between two inputs failing the same way.
@@ -99,6 +99,11 @@ class SignatureOracle:
     @property
     def identity(self) -> str:
         return f"signature|{self.signature}|{self.strict}|{self.inner.identity}"
+
+    @property
+    def traits(self) -> Traits:
+        """The inner oracle's, less its compile check."""
+        return self.inner.traits.passed_on(compiles=None)
 
     def classify(self, verdict: Verdict) -> Verdict:
         """The verdict under the signature: FAIL, PASS for a run that ended well, else UNRESOLVED."""

@@ -24,7 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from astreduce.files import materialise
-from astreduce.oracles.sandbox import Limits, die_with_parent, pdeathsig_launcher
+from astreduce.interpreters import version_of
+from astreduce.oracles.confine import die_with_parent
+from astreduce.oracles.sandbox import Limits, pdeathsig_launcher
 
 #: Longest repr of a recorded value that is proposed.
 MAX_REPR = 120
@@ -185,6 +187,14 @@ class Tracer:
         return trace(text, candidates, self.append, self.search_path, self.timeout, self.python, limits=self.limits)
 
 
+def tracer_under(python: str, *, append: str = "", search_path: str = "", limits: Limits | None = None) -> Tracer | None:
+    """A tracer that runs as an oracle runs its candidate under ``python``; ``None`` when that interpreter is
+    older than 3.8 (the trace's child numbers nodes with its ``ast``, which must read the program as ours)."""
+    if version_of(python) < (3, 8):
+        return None
+    return Tracer(append=append, search_path=search_path, python=python, limits=limits or Limits())
+
+
 @dataclass(frozen=True)
 class TreeTracer:
     """Records the values of one file of a tree, in a run of the tree's entry (as the tree oracle runs it).
@@ -237,7 +247,7 @@ def trace(
     cached = _TRACES.get(key)
     if cached is not None:
         return cached
-    values = _run(text, candidates, append, search_path, timeout, python, tree, limits)
+    values = _trace_run(text, candidates, append, search_path, timeout, python, tree, limits)
     if len(_TRACES) >= 8:
         _TRACES.pop(next(iter(_TRACES)))
     _TRACES[key] = values
@@ -253,7 +263,7 @@ def _sandboxed(limits: Limits, folder: str) -> Callable[[], None]:
     return prepare
 
 
-def _run(
+def _trace_run(
     text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str,
     tree: tuple[dict[str, str], str, str] | None = None, sandbox: Limits | None = None,
 ) -> tuple[dict[int, str], frozenset[int]]:

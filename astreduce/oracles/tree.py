@@ -40,7 +40,7 @@ from pathlib import Path
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
 from astreduce.interpreters import require_worker_python, resolve_python
-from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Verdict
+from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import REPORT_MARK
 from astreduce.oracles.command import CommandOracle, Process, ProcessesPending, Signature, command_argv, script_argv
 from astreduce.oracles.execution import Job
@@ -64,6 +64,10 @@ class FileOracle:
     @property
     def identity(self) -> str:
         return self.oracle.identity
+
+    @property
+    def traits(self) -> Traits:
+        return self.oracle.traits.passed_on(one_file=(self.name, self.oracle))
 
     def calibrate(self, tree: Mapping[str, str]) -> Verdict:
         return self.oracle.calibrate(tree[self.name])
@@ -146,6 +150,15 @@ class DirectoryOracle:
     @property
     def identity(self) -> str:
         return f"tree|{self.entry}|{self.command.identity if self.command else self.target}"
+
+    @property
+    def traits(self) -> Traits:
+        """Under the exec oracle the entry runs as Python under :attr:`python`; a command's traits otherwise.
+        A file's values are traced by running the entry (:func:`~astreduce.reduce.tree.entry_tracer`), not
+        by a tracer of one text."""
+        if self.command is not None:
+            return self.command.traits
+        return Traits(python=self.python, target=self.target.describe() if self.target is not None else "")
 
     def start(self, tree: Mapping[str, str]) -> Pending:
         timeout = self.command.wait_limit if self.command is not None else self.timeout
@@ -475,6 +488,10 @@ class EncodedTree:
 
     def __init__(self, oracle: Oracle[FileTree]) -> None:
         self.oracle = oracle
+
+    @property
+    def traits(self) -> Traits:
+        return self.oracle.traits
 
     @property
     def identity(self) -> str:

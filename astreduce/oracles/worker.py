@@ -104,9 +104,15 @@ class WorkerExecOracle(ExecOracle):
     python: str = ""
     workers: list[Worker] = field(default_factory=list)
 
+    compiles_here = False  # the worker compiles with its own interpreter
+
     @property
     def identity(self) -> str:
         return f"{super().identity}|{self.python}"
+
+    @property
+    def python_path(self) -> str:  # type: ignore[override]  # a field of this oracle's, a constant of the exec oracle's
+        return self.python
 
     def _worker(self) -> Worker:
         for worker in self.workers:

@@ -87,15 +87,6 @@ def send(out, message):
         data = data[os.write(out, data):]
 
 
-def die_with_parent():
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:  # not Linux: the process group kill remains
-        pass
-
-
 def apply_files(write, delete):
     """Bring the folder (the working directory) to the candidate: write these files, delete those."""
     for path in delete:
@@ -206,24 +197,25 @@ def outside(names, root):
 _CONFINE = []
 
 
-def load_confine(settings):
-    """astreduce's ``oracles/confine.py``, loaded once under a private name (the zygote loads it for its children)."""
+def load_confine(path):
+    """astreduce's ``oracles/confine.py``, loaded once under a private name (a project may have a module of
+    that name) before the first fork: the children inherit it."""
     if not _CONFINE:
         import importlib.util
 
-        spec = importlib.util.spec_from_file_location("_astreduce_confine", settings["module"])
+        spec = importlib.util.spec_from_file_location("_astreduce_confine", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         _CONFINE.append(module)
     return _CONFINE[0]
 
 
-def confine(settings):
+def confine_child(settings):
     """Confine this test to the zygote's folder (its copy of the project, its cache and temporary files) and
     what ``--allow-write`` adds, with no TCP unless allowed, as astreduce confines every test."""
     if settings:
         folder = os.path.dirname(os.getcwd())
-        load_confine(settings).confine(folder, settings.get("writable", []), [], bool(settings.get("network")))
+        _CONFINE[0].confine(folder, settings.get("writable", []), [], bool(settings.get("network")))
 
 
 def child(config, probe, request, report_fd, setup):
@@ -234,13 +226,13 @@ def child(config, probe, request, report_fd, setup):
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        die_with_parent()
+        _CONFINE[0].die_with_parent()
         try:
             os.ftruncate(1, 0)
         except OSError:
             pass
         limit(setup.get("limits", {}))
-        confine(setup.get("confine"))
+        confine_child(setup.get("confine"))
         sys.dont_write_bytecode = True
         os.environ["ASTREDUCE_PYTEST_ZYGOTE"] = "1"
         if setup.get("defer"):
@@ -334,7 +326,7 @@ def run_one(config, probe, request, setup, requests, out):
     send(out, answer)
 
 
-def main():
+def serve_tests():
     out = os.dup(1)
     requests = Lines(os.dup(0))  # pytest's capture puts /dev/null on 0 (and files on 1 and 2) while it runs
     line = requests.wait_line()
@@ -348,7 +340,7 @@ def main():
     root = os.getcwd()
     sys.path[0:1] = [root]  # as ``python -m pytest`` in the project's folder: not this file's folder
     sys.path[1:1] = setup.get("path", [])
-    die_with_parent()
+    load_confine(setup["confine_module"]).die_with_parent()
     try:
         import pytest
         from _pytest.config import _prepareconfig
@@ -376,8 +368,6 @@ def main():
         "ready": True, "pytest": pytest.__version__, "python": sys.executable,
         "inputs": sorted(inputs), "preimported": len(imported),
     })
-    if setup.get("confine"):
-        load_confine(setup["confine"])
     if hasattr(gc, "freeze"):
         gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
     while True:
@@ -394,4 +384,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    serve_tests()

@@ -34,8 +34,8 @@ from typing import Any
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import materialise
-from astreduce.oracles import Pending, Run, Verdict
-from astreduce.oracles.command import Process, ProcessesPending, Signature
+from astreduce.oracles import Pending, Run, Traits, Verdict
+from astreduce.oracles.command import Process, ProcessesPending, Signature, last_line
 from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, blame_confinement
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.oracles.signature import neutral
@@ -141,6 +141,11 @@ class PytestOracle:
     @property
     def identity(self) -> str:
         return f"pytest|{self.project.root}|{self.project.nodeid}|{self.project.python}|{self.target}"
+
+    @property
+    def traits(self) -> Traits:
+        """pytest runs the project as Python under its interpreter; values are not traced in a project."""
+        return Traits(python=self.project.python, target=self.target.describe() if self.target is not None else "")
 
     @property
     def warm(self) -> bool:
@@ -302,7 +307,7 @@ class PytestOracle:
             return Verdict(Outcome.FAIL, Run("exception", self.target.exception, self.target.message, detail=self.target.describe(), seconds=signature.seconds))
         collected = [_failure(f) for f in failures if f.get("when") == "collect"]
         if collected:
-            raise NotReproducibleError(f"pytest could not collect {collected[0].nodeid or nodeid}: {_last_line(failures[-1].get('message', ''))}")
+            raise NotReproducibleError(f"pytest could not collect {collected[0].nodeid or nodeid}: {last_line(failures[-1].get('message', ''))}")
         if signature.exit_code in NOT_FOUND_EXITS:
             said = _pytest_said(signature.stdout + "\n" + signature.stderr).replace(pending.process.workdir + os.sep, "")
             raise UsageError(f"pytest finds no test {nodeid} in {self.project.root}" + (f" ({said})" if said else ""))
@@ -318,7 +323,7 @@ class PytestOracle:
             pool.close()
             if error.kind == "pytest":
                 raise UsageError(f"pytest is not installed under {self.project.python}: install it there, or name another interpreter with --python") from None
-            self.note(f"tests run as plain pytest processes: the warm pytest could not start ({_last_line(error.detail)})")
+            self.note(f"tests run as plain pytest processes: the warm pytest could not start ({last_line(error.detail)})")
             return
         self.pool = pool
         zygote = pool.acquire(tree)
@@ -357,11 +362,6 @@ def _rebuilt(
     oracle.timeout, oracle.warm_timeout, oracle.target = timeout, warm_timeout, target
     oracle._warm_plan = plan
     return oracle
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
 
 
 def deferrable_conftests(tree: Mapping[str, str]) -> list[str]:

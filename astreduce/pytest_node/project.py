@@ -238,9 +238,9 @@ def read_project(
     """
     root = root.resolve()
     test_path, test = split_nodeid(nodeid)
-    relative = [_inside(root, test_path)]
+    relative = [_path_in_root(root, test_path)]
     for given in reduce or []:
-        inside = _inside(root, given)
+        inside = _path_in_root(root, given)
         if inside not in relative:
             relative.append(inside)
     interpreter, origin = project_python(root, python)
@@ -250,7 +250,7 @@ def read_project(
     conftests = conftests_on_the_way(files, test_file)
     closure, outside = import_closure(files, [test_file, *conftests], roots)
     reduced = frozenset(relative) if reduce else frozenset(p for p in closure if p.endswith(".py"))
-    tree, fixed = _split(files, reduced)
+    tree, fixed = _tree_and_rest(files, reduced)
     imports = tuple(sorted(n for n in outside if n.split(".")[0] != "__future__"))
     return Project(
         root=root, nodeid=f"{test_file}::{test}", python=interpreter, python_origin=origin, tree=tree,
@@ -258,7 +258,7 @@ def read_project(
     )
 
 
-def _inside(root: Path, given: str) -> str:
+def _path_in_root(root: Path, given: str) -> str:
     """``given`` (relative to the working directory, or to ``root``) as a path inside ``root``."""
     candidates = [Path(given)] if Path(given).is_absolute() else [Path.cwd() / given, root / given]
     for path in candidates:
@@ -270,7 +270,7 @@ def _inside(root: Path, given: str) -> str:
     raise UsageError(f"{given}: cannot read: No such file")
 
 
-def _split(files: dict[str, str], reduced: frozenset[str]) -> tuple[dict[str, str], dict[str, str]]:
+def _tree_and_rest(files: dict[str, str], reduced: frozenset[str]) -> tuple[dict[str, str], dict[str, str]]:
     """The tree (every file, or for a large project the reduced files and configuration) and the rest."""
     if len(files) <= TREE_FILES and sum(len(t) for t in files.values()) <= TREE_BYTES:
         return dict(files), {}

@@ -25,9 +25,9 @@ from astreduce.oracles.options import RetryingOracle
 from astreduce.oracles.tree import encode_tree
 from astreduce.pytest_node.oracle import PytestOracle
 from astreduce.pytest_node.project import Project
-from astreduce.reduce.single import ReduceConfig, StopRequest, budget_spent, make_plan
+from astreduce.reduce.single import ReduceConfig, StopRequest, make_plan
 from astreduce.reduce.tree import TreeReducer, TreeResult, resume_store
-from astreduce.search.session import Interrupted, ProgressEvent
+from astreduce.search.session import ProgressEvent
 
 
 @dataclass
@@ -152,29 +152,18 @@ def reduce_pytest_node(
         if config.cluster is not None:
             judged = config.cluster.adopt(judged)
         store = resume_store(config, judged)
-        budget = config.budget()
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
             protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced,
-            store=store, exhaustive=config.exhaustive, budget=budget, keep=config.keep, on_improve=save, on_progress=on_progress,
+            store=store, exhaustive=config.exhaustive, budget=config.budget(), keep=config.keep, on_improve=save, on_progress=on_progress,
             stop=stop,
         )
         if save is not None:
             save(dict(project.tree))  # from now on the output exists and reproduces, whatever happens
-        interrupted = False
-        first_step = False
-        try:
-            first_step = _other_tests_at_once(reducer, project)
-            reducer.run()
-        except (KeyboardInterrupt, Interrupted):
-            interrupted = True
-        finally:
-            reducer.trees.close()
-        interrupted = interrupted or (stop is not None and stop.requested)
-        budget_ended = budget_spent(budget, interrupted, stop)
-        interrupted = interrupted and not budget_ended
-        tree = reducer.finish(
-            started=started, format=config.format, interrupted=interrupted, judge=oracle.judge_plain, budget_ended=budget_ended,
+        first_step: list[bool] = []
+        tree = reducer.reduce(
+            started=started, format=config.format, judge=oracle.judge_plain,
+            first=lambda: first_step.append(_other_tests_at_once(reducer, project)),
         )
     finally:
         judged.close()  # a cluster's copies; the oracle itself too (closing twice is harmless)
@@ -185,10 +174,10 @@ def reduce_pytest_node(
             store.close()
     tree.target = oracle.target.describe()
     result = PytestResult(
-        project, first.run.detail or oracle.target.describe(), tree, first_step=first_step, warm=oracle.pool is not None,
+        project, first.run.detail or oracle.target.describe(), tree, first_step=any(first_step), warm=oracle.pool is not None,
         plain_tests=oracle.plain_tests, notes=oracle.notes,
     )
-    if interrupted:
+    if tree.interrupted:
         raise ReductionStopped("interrupted", result)
     return result
 

@@ -137,8 +137,9 @@ class Zygote:
         self._write({
             "args": [*setup.args, "-o", f"cache_dir={cache}"], "defer": sorted(defer), "log": str(self.log),
             "path": list(setup.path), "preimport": list(setup.preimport), "limits": _rlimits(setup.limits),
+            "confine_module": confine.__file__,
             "confine": None if not setup.limits.confine else {
-                "module": confine.__file__, "writable": list(setup.limits.writable), "network": setup.limits.network,
+                "writable": list(setup.limits.writable), "network": setup.limits.network,
             },
         })
 

@@ -69,7 +69,7 @@ def _chain(node: ast.expr) -> tuple[str, ...] | None:
     return None
 
 
-def _alone(body: list[ast.stmt], index: int) -> bool:
+def _on_its_own_lines(body: list[ast.stmt], index: int) -> bool:
     """The module-level statement ``body[index]`` has its lines to itself."""
     node = body[index]
     if node.col_offset != 0:
@@ -98,7 +98,7 @@ def _module_body(text: str, tree: ast.Module, path: str, importer: str) -> tuple
     futures: list[str] = []
     for index, node in enumerate(tree.body):
         if (index == 0 and _is_docstring(node)) or _is_future(node):
-            if not _alone(tree.body, index):
+            if not _on_its_own_lines(tree.body, index):
                 return None
             if _is_future(node):
                 assert isinstance(node, ast.ImportFrom)
@@ -162,7 +162,7 @@ def merge(tree: Mapping[str, str], module_path: str, importer_path: str) -> dict
         if name not in named:
             continue
         index = top.get(id(node))
-        if index is None or not _alone(importer_tree.body, index):
+        if index is None or not _on_its_own_lines(importer_tree.body, index):
             return None
         kept: list[ast.alias] = []
         aliases: list[str] = []

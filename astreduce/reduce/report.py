@@ -17,6 +17,7 @@ from astreduce.oracles import confine
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import Result
 from astreduce.search.session import PassStats
+from astreduce.version import VERSION
 
 EXIT_OK = 0
 EXIT_NOT_REPRODUCIBLE = 1
@@ -99,11 +100,9 @@ def is_stdout(path: str | Path | None) -> bool:
 
 def provenance() -> dict[str, str]:
     """Which astreduce made a report, under which Python, from which command line."""
-    from astreduce import __version__
-
     return {
-        "astreduce_version": __version__,
-        "python": f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+        "astreduce_version": VERSION,
+        "astreduce_python": f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})",
         "command": shlex.join(["astreduce", *sys.argv[1:]]) if sys.argv and "astreduce" in sys.argv[0] else shlex.join(sys.argv),
     }
 
@@ -113,7 +112,8 @@ def write_json(path: str | Path, data: Mapping[str, Any], options: OracleOptions
 
     ``-`` is standard output.
     """
-    document = {**data, **(confinement(options) if options is not None else {}), **provenance()}
+    extras = {**(confinement(options) if options is not None else {}), **provenance()}
+    document = {**data, **{key: value for key, value in extras.items() if key not in data}}  # a job's own fields win
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if str(path) == "-":
         sys.stdout.write(text)

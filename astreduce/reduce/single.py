@@ -24,18 +24,15 @@ from typing import Protocol, TypeVar
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
-from astreduce.interpreters import resolve_python, version_of
 from astreduce.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Plugged, Run, Target, describe_target, plugged
-from astreduce.oracles.command import CommandOracle
+from astreduce.oracles import Oracle, Run, Target, plugged
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.options import EchoingOracle, OracleOptions, RetryingOracle, build_oracle, require_target
+from astreduce.oracles.options import EchoingOracle, OracleOptions, build_oracle, require_target
 from astreduce.oracles.predicate import PredicateOracle
-from astreduce.oracles.predicate import describe as describe_call
-from astreduce.oracles.trace import Tracer
+from astreduce.oracles.predicate import outcome_line as describe_call
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.cluster import Cluster, ClusterOracle, tests_by_worker
+from astreduce.search.cluster import Cluster, tests_by_worker
 from astreduce.search.session import (
     Budget, Interrupted, ProgressEvent, SearchFigures, Session, code_key, keeps_lines, protected_lines,
 )
@@ -179,26 +176,6 @@ class ReduceConfig:
             except re.error as error:
                 raise UsageError(f"--keep {self.keep!r}: not a valid regular expression: {error}") from None
 
-    def tracing(self, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
-        """How ``value-from-trace`` records values under the oracle the options describe: (recorder, enabled).
-
-        The exec oracle runs the candidate as Python with its appended test:
-        the trace does the same, in the input's folder, under the same
-        interpreter. A command oracle (``--run``, ``--test``,
-        ``--differential``) may run something that is not this file as a
-        program (a formatter's input, a fuzzer's crash): nothing is traced.
-        The trace's child numbers nodes with the ``ast`` of the interpreter it
-        runs under, which must read the program as ours does: not when another
-        interpreter parses it (``--python`` with syntax this one lacks) or is
-        older than 3.8.
-        """
-        options = self.options
-        if options.kind != "exec":
-            return None, False
-        python = resolve_python(options.python)
-        usable = not foreign_parser and version_of(python) >= (3, 8)
-        return Tracer(append=options.append, search_path=self.search_path, python=python, limits=options.limits()), usable
-
 
 def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:
     """The transforms to run, and the parser of another interpreter when candidates need one (close it after).
@@ -209,7 +186,6 @@ def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:
     # the extras (text passes, value tracing, ...) go with every transform, or every one but a few
     leaving_out = config.transforms is not None and all(n.startswith("-") for n in config.transforms)
     plan = Plan(load_transforms(config.transforms), extras=config.transforms is None or leaving_out)
-    plan.unparsable_text = config.options.kind != "exec"  # a tool may crash on text Python rejects
     python_path = syntax_interpreter(config.options.python)
     parser = ForeignParser(python_path) if python_path is not None else None
     if parser is not None:
@@ -376,26 +352,25 @@ def reduce_with(
         judged = cluster.build_oracle(
             config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode
         )
-        recorder, tracing = config.tracing(foreign_parser=plan.foreign_parser)
     elif oracle is None:
         judged = build_oracle(
             config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode,
             jobs=config.jobs,
         )
-        recorder, tracing = config.tracing(foreign_parser=plan.foreign_parser)
     else:
         judged = plugged(oracle) if cluster is None else cluster.adopt(plugged(oracle))
         first = judged.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
-        recorder, tracing = declared_tracing(oracle, foreign_parser=plan.foreign_parser)
+    traits = judged.traits
+    plan.unparsable_text = traits.unparsable
     calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
     if config.options.verbose > 0:
         judged = EchoingOracle(judged, config.options.verbose, echo or _to_stderr)
     if on_note is not None:
-        on_note(f"target: {describe_target(judged) or 'as the oracle judges'} (the original's runs took {calibrating:.2f} s)")
-    configure_tracing(plan.transforms, recorder, enabled=tracing)
-    start = None if isinstance(judged, Plugged) and not judged.starts else judged.start
+        on_note(f"target: {traits.target or 'as the oracle judges'} (the original's runs took {calibrating:.2f} s)")
+    configure_tracing(plan.transforms, traits.tracer, enabled=traits.tracer is not None and not plan.foreign_parser)
+    start = judged.start if traits.starts else None
     saved: list[str] = []
 
     def improve(candidate: str) -> None:
@@ -413,10 +388,10 @@ def reduce_with(
     counted = tests_by_worker(judged)
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
-        retry_stale=config.exhaustive, compiles=syntax_check_of(judged), oracle_seconds=calibrating, budget=budget,
+        retry_stale=config.exhaustive, compiles=traits.compiles, oracle_seconds=calibrating, budget=budget,
         protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=code_key if syntax_check_of(judged) is not None and config.strategy in ("auto", "hdd", "flat") else None,
+        alike=code_key if traits.compiles is not None and config.strategy in ("auto", "hdd", "flat") else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
@@ -455,7 +430,7 @@ def reduce_with(
         )
     result.workers = dict(sorted(searched.items()))
     result.budget_ended = budget_ended
-    result.target = describe_target(judged)
+    result.target = traits.target
     if interrupted and not budget_ended:
         result.interrupted = True
         raise ReductionStopped("interrupted", result)
@@ -471,51 +446,8 @@ def budget_spent(budget: Budget | None, interrupted: bool, stop: StopRequest | N
     return interrupted and budget is not None and budget.spent and not (stop is not None and stop.requested)
 
 
-def syntax_check_of(oracle: object) -> Callable[[str], bool] | None:
-    """The exec oracle's compile, to check candidates that must parse; None for other oracles.
-
-    Not under another interpreter (its worker compiles with its own), and
-    not when the target is a syntax error: ``compile`` rejects more than the
-    parser does (``return`` outside a function), and such a candidate may be
-    just what a search for a compiler's error wants.
-    """
-    oracle = innermost(oracle)
-    if type(oracle) is not ExecOracle or oracle.target is None or oracle.target.is_syntax_error:
-        return None
-    return oracle.compiles
-
-
-def innermost(oracle: object) -> object:
-    """The oracle that judges, inside ``--retries`` and a cluster's local copy."""
-    while isinstance(oracle, (RetryingOracle, ClusterOracle)):
-        oracle = oracle.inner
-    return oracle
-
-
-def declared_tracing(oracle: object, *, foreign_parser: bool) -> tuple[Tracer | None, bool]:
-    """How ``value-from-trace`` records values under an oracle handed to the API: (recorder, enabled).
-
-    Such an oracle was not built from options, so it says how it runs a
-    candidate by what it is: one with a str ``append`` (the exec oracle, or
-    any oracle that runs the candidate as Python followed by a script) is
-    traced as it runs, with its ``search_path`` and ``python``; a command
-    oracle traces nothing; any other keeps the default, the program traced
-    alone. This is the API's contract, read once here; oracles built from
-    options are traced as :meth:`ReduceConfig.tracing` says.
-    """
-    oracle = innermost(oracle)
-    if isinstance(oracle, (CommandOracle, PredicateOracle)):  # the candidate is not run as a program
-        return None, False
-    append = getattr(oracle, "append", None)
-    if not isinstance(append, str):
-        return None, True
-    python = getattr(oracle, "python", None) or sys.executable
-    usable = not foreign_parser and version_of(python) >= (3, 8)
-    return Tracer(append=append, search_path=getattr(oracle, "search_path", ""), python=python), usable
-
-
 def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *, enabled: bool) -> None:
-    """Hand ``value-from-trace`` its recorder (``None``: the program traced alone), or switch it off."""
+    """Hand ``value-from-trace`` its recorder (an oracle's :attr:`~astreduce.oracles.Traits.tracer`), or switch it off."""
     for transform in transforms:
         if isinstance(transform, ValueFromTrace):
             transform.configure(recorder=recorder, enabled=enabled)

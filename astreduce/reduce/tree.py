@@ -65,7 +65,7 @@ from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
 from astreduce.source.tree import Tree, is_statement
 from astreduce.files import FileTree, InputTree, check_output_dir, default_output_dir, read_input, write_tree
-from astreduce.oracles import Oracle, Verdict, describe_target
+from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
@@ -518,6 +518,28 @@ class TreeReducer:
 
     # --- the end ------------------------------------------------------------------
 
+    def reduce(
+        self, *, started: float, format: bool, first: Callable[[], object] | None = None,
+        judge: Callable[[FileTree], Verdict] | None = None,
+    ) -> TreeResult:
+        """Run ``first`` (a step of the caller's, as a candidate of this reducer), then the passes to their
+        fixpoint, then :meth:`finish`. Ctrl-C or a stop request ends it with ``interrupted`` set; a spent
+        budget ends it as a finished result."""
+        interrupted = False
+        try:
+            if first is not None:
+                first()
+            self.run()
+        except (KeyboardInterrupt, Interrupted):
+            interrupted = True
+        finally:
+            self.trees.close()
+        interrupted = interrupted or (self.stop is not None and self.stop.requested)
+        budget_ended = budget_spent(self.budget, interrupted, self.stop)
+        return self.finish(
+            started=started, format=format, interrupted=interrupted and not budget_ended, judge=judge, budget_ended=budget_ended,
+        )
+
     def finish(
         self, *, started: float, format: bool, interrupted: bool, judge: Callable[[FileTree], Verdict] | None = None,
         budget_ended: bool = False,
@@ -625,6 +647,7 @@ def reduce_tree_with(
         except NotReproducibleError as error:
             raise blame_confinement(options, error) from None
         judged = oracle if config.cluster is None else config.cluster.adopt(oracle)
+        plan.unparsable_text = oracle.traits.unparsable
         store = resume_store(config, oracle)
         budget = config.budget()
         reducer = TreeReducer(
@@ -636,19 +659,9 @@ def reduce_tree_with(
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # as reduce_source: deep input
-        interrupted = False
-        try:
-            reducer.run()
-        except (KeyboardInterrupt, Interrupted):
-            interrupted = True
-        finally:
-            reducer.trees.close()
-        interrupted = interrupted or (stop is not None and stop.requested)
-        budget_ended = budget_spent(budget, interrupted, stop)
-        interrupted = interrupted and not budget_ended
-        result = reducer.finish(started=started, format=format, interrupted=interrupted, budget_ended=budget_ended)
+        result = reducer.reduce(started=started, format=format)
         result.notes[:0] = oracle.notes
-        result.target = describe_target(oracle)
+        result.target = oracle.traits.target
         if result.output_size.tokens == 0 and result.input_size.tokens > 0:
             result.notes.append(options.empty_result_note())
     finally:
@@ -658,7 +671,7 @@ def reduce_tree_with(
             parser.close()
         if store is not None:
             store.close()
-    if interrupted:
+    if result.interrupted:
         raise ReductionStopped("interrupted", result)
     return result
 
@@ -673,11 +686,12 @@ def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore
 def entry_tracer(oracle: TreeOracle, *, foreign_parser: bool) -> Callable[[str, Mapping[str, str]], TreeTracer | None] | None:
     """How ``value-from-trace`` records a file's values: the tree's entry runs, the file instrumented.
 
-    As for one file (:meth:`ReduceConfig.tracing`), only under the exec
-    oracle, and only when the run's interpreter reads the file as ours does.
+    As for one file, only when the tree runs as Python (its traits name an
+    interpreter: the exec oracle), and only when that interpreter reads the
+    file as ours does.
     """
-    entry = oracle.entry
-    if oracle.options.kind != "exec" or entry is None or foreign_parser or version_of(oracle.python) < (3, 8):
+    entry, python = oracle.entry, oracle.traits.python
+    if python is None or entry is None or foreign_parser or version_of(python) < (3, 8):
         return None
 
     def tracer(path: str, tree: Mapping[str, str]) -> TreeTracer:

@@ -10,7 +10,7 @@ whatever the number of workers.
 What a test needs on a worker is the oracle, calibrated. The original is
 calibrated *on a worker* (:meth:`Cluster.build_oracle`): the oracle is built
 there from the user's options, runs the original three times, and comes
-back as a :class:`Recipe`: its class and its settings (target, time limits,
+back as a :class:`~astreduce.oracles.recipe.Recipe`: its class and its settings (target, time limits,
 command, interpreter as the worker resolved it), never its live parts (a
 forked child waiting, started processes). The recipe is scattered to every
 worker once; each worker rebuilds the oracle from it the first time it
@@ -35,24 +35,20 @@ import fcntl
 import os
 import select
 import threading
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Generic, TypeVar
 
 from astreduce.errors import UsageError
-from astreduce.oracles import Oracle, Verdict
-from astreduce.oracles.options import OracleOptions, RetryingOracle, build_oracle
+from astreduce.oracles import Oracle, Traits, Verdict
+from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.recipe import Recipe, rebuild, recipe_of
 
 #: Seconds to wait for the scheduler to answer, and then for a first worker.
 CONNECT_TIMEOUT = 10.0
 
 #: How often a worker looks whether the test it runs is still wanted.
 CANCEL_POLL = 0.1
-
-#: An oracle's dataclass fields that hold counters or live resources: never shipped.
-_LIVE_FIELDS = frozenset({"tests", "seconds", "workers"})
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -62,51 +58,6 @@ C = TypeVar("C")
 
 class ClusterError(UsageError):
     """The cluster cannot be reached, has no workers, or lost a test (exit 2)."""
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """How to rebuild a calibrated oracle on a worker: its class and settings, without live parts."""
-
-    kind: type | None
-    """The oracle's class; ``None``: ``settings["oracle"]`` is the oracle itself, shipped as it is."""
-    settings: dict[str, Any]
-    inner: Recipe | None = None
-    """The wrapped oracle's recipe (``--retries``)."""
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
-    """Names this oracle on the workers, where each keeps its rebuilt copies."""
-
-
-def recipe_of(oracle: object) -> Recipe:
-    """The recipe of a calibrated oracle.
-
-    A dataclass oracle (exec, command, predicate) travels as its class and
-    its init fields, less counters and live resources (private fields, a
-    worker list); ``--retries`` as its inner oracle's recipe; any other
-    oracle (one handed to the API) as it is, so it must pickle.
-    """
-    if isinstance(oracle, RetryingOracle):
-        return Recipe(RetryingOracle, {"retries": oracle.retries}, inner=recipe_of(oracle.inner))
-    if is_dataclass(oracle) and not isinstance(oracle, type):
-        settings = {
-            f.name: getattr(oracle, f.name)
-            for f in fields(oracle)
-            if f.init and not f.name.startswith("_") and f.name not in _LIVE_FIELDS
-        }
-        return Recipe(type(oracle), settings)
-    return Recipe(None, {"oracle": oracle})
-
-
-def rebuild(recipe: Recipe) -> Oracle[str]:
-    """A fresh oracle from ``recipe``, ready to test (its children start with its first test)."""
-    if recipe.kind is RetryingOracle:
-        assert recipe.inner is not None
-        return RetryingOracle(rebuild(recipe.inner), **recipe.settings)
-    if recipe.kind is None:
-        oracle: Oracle[str] = recipe.settings["oracle"]
-        return oracle
-    built: Oracle[str] = recipe.kind(**recipe.settings)
-    return built
 
 
 # --- on the workers ------------------------------------------------------------
@@ -287,7 +238,7 @@ def connect(address: str, timeout: float | None = None) -> Cluster:
     try:
         client = Client(address, timeout=timeout, set_as_default=False)  # type: ignore[no-untyped-call]  # distributed is untyped
     except Exception as error:  # OSError, TimeoutError, ValueError (a malformed address)
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {_one_line(error)}") from None
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {_error_line(error)}") from None
     try:
         client.wait_for_workers(1, timeout=timeout)
     except Exception:
@@ -315,6 +266,11 @@ class ClusterOracle(Generic[C]):
     @property
     def identity(self) -> str:
         return self.inner.identity
+
+    @property
+    def traits(self) -> Traits:
+        """The local copy's: it never runs a test, but says what the oracle can do."""
+        return self.inner.traits.passed_on(one_file=None)  # its tests go to the cluster
 
     def calibrate(self, candidate: C) -> Verdict:
         """Calibrated on a worker already (or here, for an adopted oracle): one more run of the original."""
@@ -371,10 +327,10 @@ def _result(future: Any) -> Any:
     except AstReduceError:
         raise
     except Exception as error:  # a lost worker, a task that could not be pickled, ...
-        raise ClusterError(f"the Dask cluster could not run a test: {_one_line(error)}") from None
+        raise ClusterError(f"the Dask cluster could not run a test: {_error_line(error)}") from None
 
 
-def _one_line(error: BaseException) -> str:
+def _error_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
 
@@ -385,5 +341,5 @@ def tests_by_worker(oracle: object) -> Counter[str]:
 
 
 __all__: Sequence[str] = [
-    "Cluster", "ClusterError", "ClusterOracle", "Recipe", "connect", "rebuild", "recipe_of", "run_test", "tests_by_worker",
+    "Cluster", "ClusterError", "ClusterOracle", "connect", "run_test", "tests_by_worker",
 ]

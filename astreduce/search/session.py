@@ -58,11 +58,11 @@ def code_key(text: str) -> bytes | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     parts: list[str] = []
-    _describe(code, parts)
+    _code_parts(code, parts)
     return digest("\0".join(parts))
 
 
-def _describe(code: types.CodeType, parts: list[str]) -> None:
+def _code_parts(code: types.CodeType, parts: list[str]) -> None:
     """What a code object does, its nested code objects included, without line or column numbers."""
     parts += [
         code.co_code.hex(),
@@ -77,7 +77,7 @@ def _describe(code: types.CodeType, parts: list[str]) -> None:
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
             parts.append("code")
-            _describe(constant, parts)
+            _code_parts(constant, parts)
         else:
             parts.append(_constant(constant))
 

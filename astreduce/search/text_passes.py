@@ -251,14 +251,14 @@ def backslashes(layout: Layout, tree: Tree | None) -> list[Group]:
     text = layout.text
     groups: list[Group] = []
     for match in _CONTINUATION.finditer(text):
-        if _inside(layout.protected, match.start()):
+        if _in_spans(layout.protected, match.start()):
             continue
         blank_before = match.start() == 0 or text[match.start() - 1] in " \t\n"
         groups.append(((match.start(), match.end(), "" if blank_before else " "),))
     return groups
 
 
-def _inside(spans: tuple[tuple[int, int], ...], position: int) -> bool:
+def _in_spans(spans: tuple[tuple[int, int], ...], position: int) -> bool:
     """Whether ``position`` lies in one of ``spans`` (sorted, not overlapping)."""
     at = bisect.bisect_right(spans, (position, _FAR)) - 1
     return at >= 0 and spans[at][0] <= position < spans[at][1]
@@ -292,13 +292,13 @@ def lines(layout: Layout, tree: Tree | None) -> list[Group]:
         if not text[line_start : newline.start].strip():
             groups.append(((line_start, newline.end, ""),))  # a blank line
             continue
-        if _inside(layout.protected, _blank_before(text, newline.start) - 1):
+        if _in_spans(layout.protected, _blank_before(text, newline.start) - 1):
             continue  # the line ends with a comment: joining would comment out the next one
         following = _blank_after(text, newline.end)
         joined = "" if text[newline.start - 1 : newline.start] in "([{ " or text[following : following + 1] in ")]}" else " "
         groups.append(((_blank_before(text, newline.start), following, joined),))
     for match in _TRAILING_BLANKS.finditer(text):
-        if not _inside(layout.protected, match.start()):
+        if not _in_spans(layout.protected, match.start()):
             groups.append(((match.start(), match.end(), ""),))
     for token in layout.tokens:
         if token.string == ";":

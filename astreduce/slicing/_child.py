@@ -45,7 +45,7 @@ import types
 BLOCKS = ("body", "orelse", "finalbody")
 
 
-class Layout:
+class StatementLayout:
     """One traced file: its units (start line -> [end line, jump target]) and the code to run."""
 
     def __init__(self, code, units):
@@ -53,8 +53,8 @@ class Layout:
         self.units = units
 
 
-def analyse(text, path, length):
-    """The :class:`Layout` of a file's text; ``length``: its own lines (an appended script's are no units)."""
+def statement_layout(text, path, length):
+    """The :class:`StatementLayout` of a file's text; ``length``: its own lines (an appended script's are no units)."""
     import ast
 
     compound = tuple(
@@ -106,17 +106,17 @@ def analyse(text, path, length):
 
     tree = ast.parse(text, path)
     block(tree.body)
-    return Layout(compile(tree, path, "exec", dont_inherit=True), units)
+    return StatementLayout(compile(tree, path, "exec", dont_inherit=True), units)
 
 
-class Tracer:
+class ExecutionTracer:
     """The trace function: counts the events of traced files; in ``test`` mode, skips some."""
 
     def __init__(self, layouts, skip, bounds, budget, stop, recording):
         self.recording = recording
         self.bounds = bounds
         """In a test: (file, line) -> its executions in the recorded run; None when recording."""
-        self.layouts = layouts  # filename -> (index, Layout)
+        self.layouts = layouts  # filename -> (index, StatementLayout)
         self.skip = skip
         self.budget = budget
         self.stop = stop
@@ -132,9 +132,9 @@ class Tracer:
         name = frame.f_code.co_name
         if name.startswith("<") and name != "<module>":
             return None  # lambdas and comprehensions run inside a statement
-        if isinstance(frame.f_trace, Local):
+        if isinstance(frame.f_trace, LocalTracer):
             return frame.f_trace  # a generator resumed: its position is kept
-        return Local(self, found[0], found[1])
+        return LocalTracer(self, found[0], found[1])
 
     def enter(self, index, line):
         """Count the execution of the unit at ``line``; whether to skip it."""
@@ -148,7 +148,7 @@ class Tracer:
         return (index, line, occurrence) in self.skip
 
 
-class Local:
+class LocalTracer:
     """The per-frame trace function: which unit runs, so a multi-line one counts once."""
 
     def __init__(self, tracer, index, layout):
@@ -185,7 +185,7 @@ class Local:
 
 
 def instrumenting_finder(names, layouts, cached):
-    """A meta-path finder that compiles the ``--include`` modules through :func:`analyse`."""
+    """A meta-path finder that compiles the ``--include`` modules through :func:`statement_layout`."""
     import importlib.machinery
     import importlib.util
 
@@ -196,7 +196,7 @@ def instrumenting_finder(names, layouts, cached):
             if layout is None:
                 with open(path, "rb") as file:
                     text = importlib.util.decode_source(file.read())
-                layout = analyse(text, path, len(text.splitlines()))
+                layout = statement_layout(text, path, len(text.splitlines()))
             layouts[path] = (names.index(fullname) + 1, layout)
             return layout.code
 
@@ -214,7 +214,7 @@ def instrumenting_finder(names, layouts, cached):
     return Finder
 
 
-def describe(error):
+def error_fields(error):
     """The exception's qualified name, message and innermost function."""
     kind = type(error)
     name = kind.__qualname__ if kind.__module__ in ("builtins", "__main__") else kind.__module__ + "." + kind.__qualname__
@@ -230,7 +230,7 @@ def describe(error):
     return {"ending": "exception", "exception": name, "message": message, "frame": frame, "exit_code": 1}
 
 
-class Run:
+class TracedRun:
     """One run of the program under the tracer, and its result file."""
 
     def __init__(self, spec):
@@ -275,11 +275,11 @@ class Run:
         cached = {}
         if spec.get("mode") != "record":
             with open(spec["cache"], "rb") as file:
-                cached = {f: Layout(*entry) for f, entry in marshal.load(file).items()}
+                cached = {f: StatementLayout(*entry) for f, entry in marshal.load(file).items()}
         layout = cached.get(path)
         if layout is None:
             try:
-                layout = analyse(text, path, len(program.splitlines()))
+                layout = statement_layout(text, path, len(program.splitlines()))
             except (SyntaxError, ValueError) as error:
                 self.result.update(ending="syntax", exception=type(error).__name__, message=str(error), exit_code=1)
                 self.finish()
@@ -290,7 +290,7 @@ class Run:
         skip = {tuple(e) for e in spec.get("skip", [])}
         recording = spec.get("mode") == "record"
         bounds = None if recording else {(f, n): o for f, n, o in spec.get("bounds", [])}
-        self.tracer = Tracer(self.layouts, skip, bounds, spec.get("budget"), self.finish, recording)
+        self.tracer = ExecutionTracer(self.layouts, skip, bounds, spec.get("budget"), self.finish, recording)
         module = types.ModuleType("__main__")
         module.__file__ = path
         module.__dict__["__builtins__"] = __builtins__
@@ -312,15 +312,15 @@ class Run:
                 code = 1
             self.result["exit_code"] = code
         except BaseException as error:  # noqa: BLE001  (the program's failure is what the test observes)
-            self.result.update(describe(error))
+            self.result.update(error_fields(error))
         self.finish()
 
 
-def main():
+def trace_program():
     with open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as file:
         spec = eval(file.read(), {"__builtins__": {}})  # a literal astreduce wrote: no json import
-    Run(spec).run()
+    TracedRun(spec).run()
 
 
 if __name__ == "__main__":
-    main()
+    trace_program()

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from astreduce.oracles import Run, Target, Verdict
+from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles.command import Criteria, Process, Signature
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.outcome import Outcome
@@ -242,6 +242,11 @@ class SliceOracle:
     @property
     def identity(self) -> str:
         return f"slice|{self.launcher.program}|{self.criterion}|{self.launcher.python}"
+
+    @property
+    def traits(self) -> Traits:
+        """A candidate is a set of a run's events, not a program text."""
+        return Traits()
 
     def calibrate(self, candidate: str) -> Verdict:
         return self.judge(candidate)

@@ -106,7 +106,7 @@ class SliceResult:
         }
 
 
-def check_options(options: OracleOptions) -> None:
+def check_slice_options(options: OracleOptions) -> None:
     """Refuse what a slice cannot take: another oracle, and the options that only go with one.
 
     Raises:
@@ -173,7 +173,7 @@ def slice_run(
     """
     started = time.monotonic()
     options = options or OracleOptions()
-    check_options(options)
+    check_slice_options(options)
     if jobs < 1:
         raise UsageError("-j must be at least 1")
     path = Path(program)
@@ -312,4 +312,4 @@ class _Search:
             results.close()  # type: ignore[attr-defined]  # a generator: the session cancels what runs ahead
 
 
-__all__ = ["Level", "SliceResult", "TestRun", "check_options", "slice_run"]
+__all__ = ["Level", "SliceResult", "TestRun", "check_slice_options", "slice_run"]

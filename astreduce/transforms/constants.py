@@ -105,18 +105,6 @@ class Recorder(Protocol):
         ...
 
 
-def _alone() -> Recorder:
-    """The recorder of a transform given none: the program traced alone.
-
-    A transform loaded from the registry (the data-file tests, a plugin host)
-    still proposes values; the import waits until then, so that loading the
-    transforms never loads the code that runs programs.
-    """
-    from astreduce.oracles.trace import Tracer
-
-    return Tracer()
-
-
 class ValueFromTrace(Transform):
     """Replace an expression with the value it had in a run of the program, when that value is a literal.
 
@@ -132,10 +120,10 @@ class ValueFromTrace(Transform):
     Notes: the transform never runs anything: it asks a recorder for the
     values (:class:`~astreduce.oracles.trace.Tracer` runs the program once
     per text, in a child process with a timeout, as the oracles run a
-    candidate). :meth:`configure` hands it a recorder set up as the exec
-    oracle runs (the appended test, the input's folder, the interpreter);
-    without one, the program is traced alone, so only the code that runs on
-    import of the program is traced.
+    candidate). :meth:`configure` hands it a recorder set up as the oracle
+    runs the candidate (the appended test, the input's folder, the
+    interpreter); without one it proposes nothing, since only the oracle
+    knows how the program runs.
     """
 
     name = "value-from-trace"
@@ -144,7 +132,7 @@ class ValueFromTrace(Transform):
     far_reaching = True  # a value is the run's: a change anywhere may make it the one needed
     node_kinds = frozenset()
     recorder: Recorder | None = None
-    """Where the values come from (``None``: the program traced alone)."""
+    """Where the values come from (``None``: nowhere, so nothing is proposed)."""
     enabled: bool = True
     """False when the oracle does not run the program as Python (a command oracle)."""
 
@@ -154,7 +142,7 @@ class ValueFromTrace(Transform):
         self.enabled = enabled
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        if not self.enabled:
+        if not self.enabled or self.recorder is None:
             return
         a = analyse(tree)
         if a is None:
@@ -162,7 +150,7 @@ class ValueFromTrace(Transform):
         candidates = [i for i, node in enumerate(a.asts) if _recordable(a, node)]
         if not candidates:
             return
-        values, varying = (self.recorder or _alone()).record(tree.text, candidates)
+        values, varying = self.recorder.record(tree.text, candidates)
         for node_id in candidates:
             shown = values.get(node_id)
             if shown is None:

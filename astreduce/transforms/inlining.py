@@ -76,7 +76,7 @@ def single_calls(a: Analysis) -> Iterator[Site]:
             site = _method_call(a, function, scope.node)
         else:
             site = _function_call(a, function)
-        if site is None or a.id(site.call) is None or _inside(a, site.call, function):
+        if site is None or a.id(site.call) is None or _nested_in(a, site.call, function):
             continue  # in an f-string; or recursion: the call goes with the definition
         if any(
             isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Nonlocal))
@@ -135,7 +135,7 @@ def _is_dotted_name(node: ast.AST) -> bool:
     return isinstance(node, ast.Name)
 
 
-def _inside(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
+def _nested_in(a: Analysis, node: ast.AST, root: ast.AST) -> bool:
     current = a.parent(node)
     while current is not None:
         if current is root:
@@ -402,7 +402,7 @@ def inline_variable(
     edits: dict[int, Edit] = {statement_id: DROP}
     for use in uses:
         use_id = a.id(use)
-        if use_id is None or _inside(a, use, statement):
+        if use_id is None or _nested_in(a, use, statement):
             return None
         if not a.same_meaning(value, a.scope(statement), a.scope(use)):
             return None

@@ -40,7 +40,7 @@ def _without(a: Analysis, elements: Sequence[ast.expr], index: int) -> str:
     return ", ".join(a.source(e) for i, e in enumerate(elements) if i != index)
 
 
-def _replace(a: Analysis, edits: dict[int, Edit], tuple_node: ast.Tuple | ast.List, index: int) -> bool:
+def _replace_element(a: Analysis, edits: dict[int, Edit], tuple_node: ast.Tuple | ast.List, index: int) -> bool:
     node_id = a.id(tuple_node)
     if node_id is None or any(a.id(e) is None for e in tuple_node.elts):
         return False
@@ -73,7 +73,7 @@ class DropTuplePair(ScopeTransform[ast.Assign]):
         names = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
         for index in sorted(names, key=lambda i: not _unread(a, target.elts[i])):
             edits: dict[int, Edit] = {}
-            if _replace(a, edits, target, index) and _replace(a, edits, value, index):
+            if _replace_element(a, edits, target, index) and _replace_element(a, edits, value, index):
                 yield Opportunity(self.name, a.id(target.elts[index]), edits)  # type: ignore[arg-type]  # ids checked
 
 
@@ -120,5 +120,5 @@ class DropReturnedPosition(FunctionTransform):
             if not all(_unread(a, u.elts[index]) for u in unpackings):
                 continue
             edits: dict[int, Edit] = {}
-            if all(_replace(a, edits, t, index) for t in [*returns, *unpackings]):
+            if all(_replace_element(a, edits, t, index) for t in [*returns, *unpackings]):
                 yield Opportunity(self.name, a.id(returns[0].elts[index]), edits)  # type: ignore[arg-type]  # ids checked

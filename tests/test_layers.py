@@ -1,0 +1,135 @@
+"""The house's rules, read from the source: imports flow down the layers, and no name is written twice.
+
+The layers are docs/ARCHITECTURE.md's, bottom first. A module may import
+from its own layer or one below, never from one above; imports inside
+functions count too (a late import is still an arrow). Two layers' parts
+are kept apart although they sit side by side: transforms only propose and
+oracles only judge, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "astreduce"
+
+#: Bottom first: each entry is a layer's parts (a subpackage or a top-level module).
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"outcome", "errors", "interpreters", "version"}),
+    frozenset({"measure", "source", "dd", "files"}),
+    frozenset({"transforms", "oracles"}),
+    frozenset({"search", "grammar"}),
+    frozenset({"reduce", "isolate", "slicing", "compare", "batch", "pytest_node", "debugger"}),
+    frozenset({"cli", "__main__", "__init__"}),
+)
+
+#: Parts of one layer that never import each other (either way).
+APART = (frozenset({"transforms", "oracles"}),)
+
+
+def part_of(module: str) -> str:
+    """``astreduce.search.session`` → ``search``; ``astreduce`` (its ``__init__``) → ``__init__``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def layer_of(part: str) -> int:
+    for index, layer in enumerate(LAYERS):
+        if part in layer:
+            return index
+    raise AssertionError(f"astreduce.{part} is in no layer: add it to LAYERS and to docs/ARCHITECTURE.md")
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path) -> list[tuple[str, int]]:
+    """Every astreduce module ``path`` imports, with the line: at the top or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "astreduce":
+                found += [(f"astreduce.{alias.name}" if (PACKAGE / alias.name).exists() or (PACKAGE / f"{alias.name}.py").exists()
+                           else "astreduce", node.lineno) for alias in node.names]
+            elif node.module.startswith("astreduce."):
+                found.append((node.module, node.lineno))
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names if alias.name.startswith("astreduce")]
+    return found
+
+
+def arrows() -> list[tuple[str, str, str]]:
+    """(from part, to part, where) for every import between two parts of the package."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = part_of(module_name(path))
+        for target, line in imports(path):
+            part = part_of(target)
+            if part != source:
+                out.append((source, part, f"{path.relative_to(PACKAGE.parent)}:{line}"))
+    return out
+
+
+def test_every_part_is_in_a_layer() -> None:
+    parts = {part_of(module_name(p)) for p in PACKAGE.rglob("*.py")}
+    for part in parts:
+        layer_of(part)
+
+
+def test_imports_never_go_up() -> None:
+    upward = [f"{where}: {source} imports {target}" for source, target, where in arrows() if layer_of(target) > layer_of(source)]
+    assert not upward, "imports from a layer above:\n" + "\n".join(upward)
+
+
+def test_parts_kept_apart_do_not_import_each_other() -> None:
+    crossing = [
+        f"{where}: {source} imports {target}"
+        for source, target, where in arrows()
+        for apart in APART
+        if {source, target} <= apart
+    ]
+    assert not crossing, "\n".join(crossing)
+
+
+def test_the_rule_sees_an_upward_import(tmp_path: Path) -> None:
+    """The reader finds a late import inside a function: the test could fail."""
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from astreduce.cli import main\n    import astreduce.search.session\n")
+    assert imports(module) == [("astreduce.cli", 2), ("astreduce.search.session", 3)]
+    assert layer_of(part_of("astreduce.cli")) > layer_of(part_of("astreduce.source.tree"))
+
+
+# --- names written once ----------------------------------------------------------
+
+
+def top_level_names() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Public class names and module-level function names → the modules that define them."""
+    classes: dict[str, set[str]] = collections.defaultdict(set)
+    functions: dict[str, set[str]] = collections.defaultdict(set)
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                classes[node.name].add(module_name(path))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions[node.name].add(module_name(path))
+    return classes, functions
+
+
+def test_no_public_class_name_is_defined_twice() -> None:
+    classes, _ = top_level_names()
+    twice = {name: sorted(modules) for name, modules in classes.items() if len(modules) > 1}
+    assert not twice
+
+
+def test_helper_names_are_written_once() -> None:
+    """A function name defined in two modules is a helper written twice, or two ideas under one name."""
+    _, functions = top_level_names()
+    twice = {name: sorted(modules) for name, modules in functions.items() if len(modules) > 1}
+    assert not twice, f"give each its own name, or write it once and import it: {twice}"
