@@ -143,6 +143,7 @@ def test_a_hostile_candidate_changes_nothing_outside_its_test(program: Path, ora
 
 
 def test_allow_write_lets_a_candidate_write_there_and_only_there(world: World, tmp_path: Path) -> None:
+    before = world.snapshot()
     shutil.copy(HOSTILE / "write_outside_uncaught.py", tmp_path / "prog.py")
     allowed = tmp_path / "allowed"
     allowed.mkdir()
@@ -152,7 +153,10 @@ def test_allow_write_lets_a_candidate_write_there_and_only_there(world: World, t
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert (allowed / "report.csv").read_text() == "a,b\n"
+    # the file's content is whatever the last candidate that opened it wrote (one without the
+    # write() still fails the same way), so only its existence says the write was allowed
+    assert (allowed / "report.csv").exists()
+    assert world.snapshot() == before
 
 
 def test_the_user_is_told_when_confinement_stops_the_original(world: World, tmp_path: Path) -> None:

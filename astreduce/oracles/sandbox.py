@@ -28,15 +28,16 @@ wherever the user can.
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import itertools
-import stat
-import sys
 import os
 import resource
 import select
 import shutil
 import signal
+import stat
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -109,7 +110,10 @@ class Limits:
 def enter_test_folder(workdir: str, output_name: str) -> None:
     """In a test's forked child: a process group of its own, default SIGINT and SIGTERM,
     ``workdir`` as working directory, standard input empty, standard output and error
-    into the file ``output_name`` there."""
+    into the file ``output_name`` there. A fault handler (``PYTHONFAULTHANDLER``, pytest's) is turned
+    off: it writes to a copy of the old standard error, and a candidate's crash is its outcome, not a
+    stack of astreduce's on the terminal."""
+    faulthandler.disable()
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
