@@ -150,23 +150,13 @@ class BatchStop(StopRequest):
     search that starts after the request stops at its first test.
     """
 
-    @property  # a property, so that a search attached later learns of the request
-    def _session(self) -> Session | None:
-        session: Session | None = self.__dict__.get("_attached")
-        return session
-
-    @_session.setter
-    def _session(self, session: Session | None) -> None:
-        self.__dict__["_attached"] = session
-        if session is not None and self.requested:
-            session.stop_requested = True
-
     def request(self) -> bool:
+        """Ask for a stop, searching or not (a search attached later learns of it: :meth:`attach`)."""
         if self.requested:
             return False
         self.requested = True
-        if self._session is not None:
-            self._session.stop_requested = True
+        if self.session is not None:
+            self.session.stop_requested = True
         return True
 
 

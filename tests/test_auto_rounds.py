@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from astreduce.search.schedule import row
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import apply_greedily, change_key
@@ -168,4 +169,4 @@ def test_the_token_pass_deletes_tokens_never_line_ends_blanks_or_comments() -> N
 
 def test_value_from_trace_is_confirmed_like_a_deletion() -> None:
     # a traced value may become the needed one through a change far away, as a definition may go
-    assert ValueFromTrace.far_reaching
+    assert row(ValueFromTrace.name).far_reaching

@@ -56,11 +56,13 @@ from hypothesis import strategies as st
 import astreduce.transforms
 from astreduce.cli import main
 from astreduce.oracles import Run, Verdict
+from astreduce.oracles.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.source.render import DROP, NodeReducer
 from astreduce.reduce.single import reduce_source
 from astreduce.search.strategies import splice_text
 from astreduce.transforms import TextTransform, Transform, load_transforms, registered_transforms
+from astreduce.transforms.constants import ValueFromTrace
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import syntax_interpreter
 from astreduce.source.tree import Tree, parse
@@ -460,6 +462,9 @@ def proposal_rates() -> tuple[dict[str, tuple[int, int, list[str]]], float]:
     """Per transform: (single proposals that parse, proposals tried, examples of failures); CPU seconds."""
     started = time.process_time()
     transforms = load_transforms()
+    for transform in transforms:
+        if isinstance(transform, ValueFromTrace):
+            transform.configure(recorder=Tracer())  # each module traced alone: what runs on its import
     rates: dict[str, tuple[int, int, list[str]]] = {t.name: (0, 0, []) for t in transforms}
     for name, text, tree in stdlib_modules():
         reducer = NodeReducer(tree)

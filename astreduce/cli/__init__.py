@@ -22,6 +22,7 @@ from astreduce.cli.pytest import pytest_command
 from astreduce.cli.reduce import reduce_command
 from astreduce.cli.slice import slice_command
 from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_USAGE
+from astreduce.search.schedule import ordered, row
 from astreduce.transforms import load_transforms, registered_transforms
 
 
@@ -72,12 +73,12 @@ def main() -> None:
 
 @main.command("transforms")
 def list_transforms() -> None:
-    """List the registered transforms, each with a one-line description."""
+    """List the registered transforms in the order of a round, each with its phase and a one-line description."""
     with errors(False):
         registry = registered_transforms()
         width = max(len(n) for n in registry)
-        for transform in load_transforms():
-            click.echo(f"{transform.name:<{width}}  {transform.phase:<11}  {type(transform).summary()}")
+        for transform in ordered(load_transforms()):
+            click.echo(f"{transform.name:<{width}}  {row(transform.name).phase:<11}  {type(transform).summary()}")
 
 
 main.add_command(reduce_command)

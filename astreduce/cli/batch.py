@@ -110,8 +110,6 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
     )
     with errors(debug):
         config = config_from(values)
-        config.check()
-        config.options.check()
         given = read_input(list(inputs))
         files = [str(given.root / p) for p in given.files if p in given.named or p.endswith(".py")]
         if not files:

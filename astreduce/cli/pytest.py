@@ -76,8 +76,6 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             max_seconds=values.pop("max_seconds"),
             keep=values.pop("keep"),
         )
-        config.check()
-        config.options.check()
         root = root.resolve()
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")

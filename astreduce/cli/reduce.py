@@ -101,7 +101,6 @@ class GrammarInput:
 
     def search(self, config: ReduceConfig, text: str, filename: str) -> GrammarSearch:
         """The grammar search over ``text``; checks the oracle, the grammar and the input first."""
-        config.options.check()
         check_data_oracle(config.options)
         return GrammarSearch(Grammar.load(self.path, self.start), text, filename)
 
@@ -120,7 +119,6 @@ def _reduce_file(
     """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
     if in_place and output is not None:
         raise UsageError("give either --in-place or -o, not both")
-    config.options.check()
     source = read_source(file)
     target = file if in_place else (output or default_output(file))
     check_output_path(target, None if in_place else file)
@@ -184,7 +182,6 @@ def _reduce_tree(
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
     if in_place:
         raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
-    config.options.check()
     given = read_input(inputs)
     target = output or default_output_dir(inputs)
     check_output_dir(target, given)

@@ -89,6 +89,8 @@ class OracleOptions:
         return bool(self.expect) or self.kind in ("test", "differential") or any(c is not None for c in criteria)
 
     def check(self) -> None:
+        """Raise UsageError for options that do not go together: where a job's settings are gathered
+        (:class:`~astreduce.reduce.single.ReduceConfig`) or an oracle is built from them."""
         kind = self.kind
         command_only = {
             "--stdin": self.stdin, "--signal": self.signal, "--exit-code": self.exit_code is not None,

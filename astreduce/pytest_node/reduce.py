@@ -138,8 +138,6 @@ def reduce_pytest_node(
         ReductionStopped: interrupted; ``.result`` holds the best so far (a :class:`PytestResult`), verified.
     """
     started = time.monotonic()
-    config.check()
-    config.options.check()
     options = replace(config.options, python=project.python)  # its parser reads the files (make_plan)
     oracle = PytestOracle(project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note, limits=options.limits())
     judged: Oracle[FileTree] = oracle if options.retries <= 1 else RetryingOracle(oracle, options.retries)

@@ -90,18 +90,20 @@ class StopRequest:
     """
 
     def __init__(self) -> None:
-        self._session: Session | None = None
+        self.session: Session | None = None
+        """The search that a request stops (set by :meth:`attach` only)."""
         self.requested = False
 
     @property
     def searching(self) -> bool:
         """True while the search runs (a stop request can still be honoured)."""
-        return self._session is not None
+        return self.session is not None
 
     def attach(self, session: Session | None) -> None:
-        """Route stop requests to ``session``, for a reduction that runs several
-        sessions in turn (a tree, file by file); ``None`` while no search runs."""
-        self._session = session
+        """Route stop requests to ``session`` (a search that starts; a reduction that runs several in turn,
+        a tree file by file, attaches each); ``None`` while no search runs. A request made before is
+        passed on at once."""
+        self.session = session
         if session is not None and self.requested:
             session.stop_requested = True
 
@@ -112,10 +114,10 @@ class StopRequest:
             False when no search is running, or a stop was already asked for:
             then the caller should interrupt at once (``KeyboardInterrupt``).
         """
-        if self._session is None or self.requested:
+        if self.session is None or self.requested:
             return False
         self.requested = True
-        self._session.stop_requested = True
+        self.session.stop_requested = True
         return True
 
 
@@ -154,6 +156,9 @@ class ReduceConfig:
     """Lines this regular expression finds are never deleted or rewritten (``--keep``), as those marked
     ``# astreduce: keep``."""
 
+    def __post_init__(self) -> None:
+        self.check()  # once, where the settings are gathered: every job gets settings that go together
+
     def budget(self) -> Budget | None:
         """The budget the reduction's sessions share, when one is set (it starts now)."""
         if self.max_tests is None and self.max_seconds is None:
@@ -161,7 +166,9 @@ class ReduceConfig:
         return Budget(self.max_tests, self.max_seconds)
 
     def check(self) -> None:
-        """Raise UsageError for an unknown strategy or a ``-j`` below 1 (the oracle's options check themselves)."""
+        """Raise UsageError for an unknown strategy, a ``-j`` below 1, a bad budget or ``--keep``, or oracle
+        options that do not go together."""
+        self.options.check()
         if self.strategy not in STRATEGIES:
             raise UsageError(f"unknown strategy {self.strategy!r}; choose from {', '.join(STRATEGIES)}")
         if self.jobs < 1:
@@ -338,8 +345,6 @@ def reduce_with(
     ``echo`` (standard error by default) how each test ended, with ``options.verbose``.
     """
     started = time.monotonic()
-    config.check()
-    config.options.check()
     budget = config.budget()
     plan, parser = make_plan(config)
     strategy = config.strategy if search is None else search.name
@@ -399,7 +404,7 @@ def reduce_with(
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     interrupted = False
     if stop is not None:
-        stop._session = session
+        stop.attach(session)
     try:
         try:
             if search is None:
@@ -411,7 +416,7 @@ def reduce_with(
         finally:
             session.close()  # candidates started ahead must not outlive the search
             if stop is not None:
-                stop._session = None
+                stop.attach(None)
                 interrupted = interrupted or stop.requested
         budget_ended = budget_spent(budget, interrupted, stop)
         latest = saved[0] if interrupted and saved else None

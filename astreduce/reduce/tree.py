@@ -224,14 +224,13 @@ class TreeResult(SearchFigures):
 class StatementDeletion(Transform):
     """The ``delete`` transform restricted to statements: the first, cheap sweep over every file.
 
-    Named ``delete`` so that the ``auto`` strategy runs it as its hierarchical
-    statement deletion (module level, then each nesting level); the element
-    deletion that follows finds nothing to propose and costs no test. Not
-    registered: it exists only inside a multi-file reduction's first round.
+    Its row in the schedule (:mod:`astreduce.search.schedule`) makes ``auto``
+    run it as hierarchical statement deletion only (module level, then each
+    nesting level). Not registered: it exists only inside a multi-file
+    reduction's first round.
     """
 
-    name = "delete"
-    phase = "delete"
+    name = "delete-statements"
 
     def __init__(self, inner: Transform) -> None:
         self.inner = inner
@@ -630,7 +629,6 @@ def reduce_tree_with(
     """:func:`reduce_tree` with its settings gathered in ``config`` (its file-only fields unused)."""
     started = time.monotonic()
     options, strategy, jobs, format = config.options, config.strategy, config.jobs, config.format
-    config.check()
     if not files:
         raise UsageError("no files to reduce")
     options.check_tree(entry, REDUCING)

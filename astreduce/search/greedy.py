@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Literal
+from typing import Literal, Protocol
 
 from astreduce.dd.minimise import DEFAULT, minimise
 from astreduce.errors import DDPreconditionError
@@ -86,7 +86,8 @@ Parking = Literal["stale", "unchanged", "never"]
 
 
 def apply_greedily(
-    session: Session, count: int, render: Callable[[frozenset[int]], str], park: Parking = "stale", repeat: bool = True
+    session: Session, count: int, render: Callable[[frozenset[int]], str], park: Parking = "stale", repeat: bool = True,
+    lookahead: Callable[[str], str | None] | None = None,
 ) -> frozenset[int]:
     """Apply as many of ``count`` opportunities as the oracle allows; return the applied set.
 
@@ -113,6 +114,10 @@ def apply_greedily(
     The sweep of single opportunities repeats while one applies, unless
     ``repeat`` is false: then the search ends after one sweep, for a caller
     that runs the pass again anyway until nothing applies (``auto``'s rounds).
+
+    ``lookahead``, given by a strategy that knows its next pass, maps the text
+    this pass would end with to that pass's first candidate: the scheduler
+    starts it while this pass's last tests run.
     """
     parking: Parking = "never" if session.retry_stale else park
 
@@ -202,7 +207,7 @@ def apply_greedily(
         found = session.first_failing(
             stream(level, steps),
             lambda index: if_fails(steps, index),
-            None if session.lookahead is None else partial(_looking_ahead, session.lookahead, render, level.applied),
+            None if lookahead is None else partial(_looking_ahead, lookahead, render, level.applied),
         )
         tried = steps if found is None else steps[:found]
         for step in tried:
@@ -233,14 +238,15 @@ def _looking_ahead(
 
 
 def apply_greedily_confirming(
-    session: Session, count: int, render: Callable[[frozenset[int]], str], repeat: bool = True
+    session: Session, count: int, render: Callable[[frozenset[int]], str], repeat: bool = True,
+    lookahead: Callable[[str], str | None] | None = None,
 ) -> frozenset[int]:
     """:func:`apply_greedily` testing again every stale single opportunity whose names changed
     since it failed: for deletions and other edits that a change far away makes possible."""
-    return apply_greedily(session, count, render, park="unchanged", repeat=repeat)
+    return apply_greedily(session, count, render, park="unchanged", repeat=repeat, lookahead=lookahead)
 
 
-def sweeping_once(search: Callable[..., frozenset[int]]) -> Search:
+def sweeping_once(search: Callable[..., frozenset[int]]) -> LookingAhead:
     """``search`` (:func:`apply_greedily` or :func:`apply_greedily_confirming`) with one
     sweep of single opportunities: for ``auto``'s passes, which its rounds repeat to a fixpoint.
 
@@ -353,3 +359,12 @@ def apply_by_ddmin(session: Session, count: int, render: Callable[[frozenset[int
 
 #: A search over a keep-list: (session, number of opportunities, render) -> the applied set.
 Search = Callable[[Session, int, Callable[[frozenset[int]], str]], frozenset[int]]
+
+
+class LookingAhead(Protocol):
+    """A :data:`Search` that can also be told the next pass's first candidate (``auto``'s passes)."""
+
+    def __call__(
+        self, session: Session, count: int, render: Callable[[frozenset[int]], str], *,
+        lookahead: Callable[[str], str | None] | None = None,
+    ) -> frozenset[int]: ...

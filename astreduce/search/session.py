@@ -100,6 +100,11 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
+def _parses_here(text: str) -> bool:
+    """Whether this interpreter parses ``text``."""
+    return _parse(text) is not None
+
+
 def _family(name: str) -> str:
     """A pass's family: ``hoist-expression #3`` → ``hoist-expression``, ``delete, depth 4`` → ``delete``."""
     return name.split(",")[0].split(" #")[0]
@@ -243,7 +248,8 @@ class Session:
     """The persistent cache (``--resume``): consulted on a miss, fed with every test."""
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
-    require_parse: bool = False
+    _parse_check: Callable[[str], bool] | None = field(default=None, init=False, repr=False)
+    """Within :meth:`parsing_candidates_only`, the check a candidate must pass before it is tested."""
     compiles: Callable[[str], bool] | None = None
     """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
     stale: dict[bytes, bytes] = field(default_factory=dict)
@@ -251,8 +257,6 @@ class Session:
     each with what its names looked like then (:func:`~astreduce.search.greedy.names_key`)."""
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
-    lookahead: Callable[[str], str | None] | None = None
-    """Set by a strategy during a pass: the next pass's first candidate, should this pass end with the given text."""
     alike: Callable[[str], bytes | None] | None = None
     """A key under which candidates get the same outcome (:func:`code_key` for an oracle
     that runs the program): a candidate alike one already tested is not tested again."""
@@ -302,22 +306,23 @@ class Session:
         self.scheduler.close()
 
     @contextmanager
-    def parsing_candidates_only(self) -> Iterator[None]:
+    def parsing_candidates_only(self, check: Callable[[str], bool] | None = None) -> Iterator[None]:
         """Within this block, candidates that do not parse are UNRESOLVED without a test.
 
         Token-level passes produce mostly broken syntax; checking it here costs
         a parse instead of an oracle run. Passes over syntax trees do not need it.
-        Under an exec oracle the check is the oracle's own compile
-        (:attr:`compiles`), whose code the test then runs: a candidate that
-        compiles is compiled once, not parsed here and compiled again, and the
-        time counts as the oracle's.
+        The check is ``check`` when given (another interpreter's parser), else
+        under an exec oracle the oracle's own compile (:attr:`compiles`), whose
+        code the test then runs: a candidate that compiles is compiled once,
+        not parsed here and compiled again, and the time counts as the
+        oracle's; else this interpreter's parser.
         """
-        saved = self.require_parse
-        self.require_parse = True
+        saved = self._parse_check
+        self._parse_check = check or self.compiles or _parses_here
         try:
             yield
         finally:
-            self.require_parse = saved
+            self._parse_check = saved
 
     # --- the ledger: what the scheduler asks and tells (see scheduler.Ledger) ---
 
@@ -348,7 +353,7 @@ class Session:
             self._cache[key] = Outcome.UNRESOLVED  # it deletes or rewrites a protected line: never tested
             self.protected_rejections += 1
             return True
-        if self.require_parse and not self._parses(text):
+        if self._parse_check is not None and not self._parses(text, self._parse_check):
             self._cache[key] = Outcome.UNRESOLVED
             self.syntax_rejections += 1
             return True
@@ -361,14 +366,14 @@ class Session:
                     self._kinds[key] = kind
         return False
 
-    def _parses(self, text: str) -> bool:
-        if self.compiles is not None:
+    def _parses(self, text: str, check: Callable[[str], bool]) -> bool:
+        if check is self.compiles:  # the oracle's own work, counted as the oracle's time
             started = time.monotonic()
             try:
-                return self.compiles(text)
+                return check(text)
             finally:
                 self.oracle_seconds += time.monotonic() - started
-        return _parse(text) is not None
+        return check(text)
 
     def hit(self, key: bytes) -> Outcome:
         """A cached outcome read in the search's order: one more cache hit."""

@@ -65,11 +65,13 @@ import tokenize
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import compress
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import (
+    LookingAhead,
     Search,
     apply_by_dd,
     apply_by_ddmin,
@@ -77,6 +79,7 @@ from astreduce.search.greedy import (
     apply_greedily_confirming,
     sweeping_once,
 )
+from astreduce.search.schedule import ordered, passes_of, row
 from astreduce.search.session import Session
 from astreduce.search.text_passes import PASSES, TEXT_PASS_LIMIT, UNPARSABLE_LIMIT, layout_of
 from astreduce.source.render import Edit, NodeReducer
@@ -262,7 +265,10 @@ class Plan:
     skipped until a confirming round (see :func:`run_auto`)."""
     ran: set[str] = field(default_factory=set)
     """Labels of ``auto``'s replacing passes that have run: a fallback rank
-    (``Transform.fallback_ranks``) sleeps until its first run, in a confirming round."""
+    (:attr:`~astreduce.search.schedule.Row.fallback_ranks`) sleeps until its first run, in a confirming round."""
+
+    def __post_init__(self) -> None:
+        self.transforms = ordered(self.transforms)  # a round's order (the schedule)
 
 
 def _current_tree(session: Session, plan: Plan) -> Tree | None:
@@ -317,14 +323,12 @@ def _statement_level(tree: Tree, node_id: int) -> int:
     return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
 
 
-#: Phases whose edits often become possible through a change far away: parked only until a round confirms.
-_CASCADING_PHASES = frozenset({"delete", "definitions"})
 #: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
 _REPLACING = sweeping_once(apply_greedily)
 _CONFIRMING = sweeping_once(apply_greedily_confirming)
 
 
-def _deleting(plan: Plan) -> Search:
+def _deleting(plan: Plan) -> LookingAhead:
     """The search of a deletion pass: it parks stale singles like any other pass, except in a
     confirming round (see :func:`run_auto`), which tests again those whose names changed."""
     return _CONFIRMING if plan.confirming else _REPLACING
@@ -339,7 +343,7 @@ class _NodePass:
     label: str
     tree: Tree
     proposals: list[Opportunity]
-    search: Search
+    search: LookingAhead
 
 
 def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, cursor: tuple[int, int]) -> _NodePass | None:
@@ -390,12 +394,13 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             if not any(o.rank >= step for o in ranked):
                 phase, step = phase + 1, 0
                 continue
-            fallback = step > 0 and transform.fallback_ranks and label not in plan.ran
+            scheduled = row(transform.name)
+            fallback = step > 0 and scheduled.fallback_ranks and label not in plan.ran
             if (label in plan.dormant or fallback) and not plan.confirming:
                 step += 1
                 continue
             proposals = [o for o in ranked if o.rank == step]
-            search = _deleting(plan) if transform.phase in _CASCADING_PHASES or transform.far_reaching else _REPLACING
+            search = _deleting(plan) if scheduled.cascading else _REPLACING
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:
@@ -410,11 +415,7 @@ def _first_candidate(found: _NodePass) -> str:
 
 
 def run_auto(session: Session, plan: Plan) -> None:
-    by_name = {t.name: t for t in plan.transforms}
-    phases: list[tuple[str, Transform]] = []
-    if "delete" in by_name:
-        phases += [("statements", by_name["delete"]), ("elements", by_name["delete"])]
-    phases += [("ranked", t) for t in plan.transforms if not isinstance(t, TextTransform) and t.name != "delete"]
+    phases = [(kind, t) for kind, t in passes_of(plan.transforms) if not isinstance(t, TextTransform)]
     plan.confirming = False
     plan.dormant = set()  # a pass's yield on another file (of a tree) says little about this one
     plan.ran = set()
@@ -435,12 +436,8 @@ def run_auto(session: Session, plan: Plan) -> None:
                 nxt = _find_pass(plan, phases, tree, cursor) if tree is not None else None
                 return _first_candidate(nxt) if nxt is not None else None
 
-            session.lookahead = lookahead
             taken = _progress_key(session)
-            try:
-                node_pass(session, found.label, found.tree, found.proposals, found.search)
-            finally:
-                session.lookahead = None
+            node_pass(session, found.label, found.tree, found.proposals, partial(found.search, lookahead=lookahead))
             if phases[found.cursor[0]][0] == "ranked":
                 plan.ran.add(found.label)
                 if _progress_key(session) < taken:
@@ -513,22 +510,17 @@ def run_text_passes(session: Session, plan: Plan) -> bool:
     before = session.best_size.tokens
     if before > TEXT_PASS_LIMIT:
         return False
-    saved = session.compiles
-    if plan.foreign_parser:
-        session.compiles = lambda text: plan.parse(text) is not None
-    try:
-        for text_pass_ in PASSES:
-            if text_pass_.quadratic and plan.foreign_parser:
-                continue
-            layout = layout_of(session.best)
-            if layout is None:
-                break
-            groups = text_pass_.propose(layout, _current_tree(session, plan))
-            tolerant = plan.unparsable_text and not text_pass_.quadratic and session.best_size.tokens <= UNPARSABLE_LIMIT
-            with nullcontext() if tolerant else session.parsing_candidates_only():
-                text_pass(session, text_pass_.name, layout.text, groups, apply_greedily)
-    finally:
-        session.compiles = saved
+    check = (lambda text: plan.parse(text) is not None) if plan.foreign_parser else None
+    for text_pass_ in PASSES:
+        if text_pass_.quadratic and plan.foreign_parser:
+            continue
+        layout = layout_of(session.best)
+        if layout is None:
+            break
+        groups = text_pass_.propose(layout, _current_tree(session, plan))
+        tolerant = plan.unparsable_text and not text_pass_.quadratic and session.best_size.tokens <= UNPARSABLE_LIMIT
+        with nullcontext() if tolerant else session.parsing_candidates_only(check):
+            text_pass(session, text_pass_.name, layout.text, groups, apply_greedily)
     return session.best_size.tokens < before
 
 

@@ -32,10 +32,6 @@ from astreduce.source.tree import Node, Tree, is_fstring_part
 
 ENTRY_POINT_GROUP = "astreduce.transforms"
 
-#: The order in which the ``auto`` strategy runs the phases of one round.
-PHASES = ("delete", "definitions", "classic", "hoist", "expressions", "simplify", "rename")
-
-
 @dataclass(frozen=True)
 class Opportunity:
     """One keep-list element: a set of node edits proposed together."""
@@ -59,22 +55,13 @@ class TextOpportunity:
 class Transform:
     """Base class of node transforms; subclasses set ``name`` and ``node_kinds``.
 
-    ``node_kinds`` empty means every kind. ``phase`` places the transform in a
-    round of the ``auto`` strategy (one of :data:`PHASES`).
+    ``node_kinds`` empty means every kind. A transform only proposes: when
+    its proposals are tried, and how, is the search's schedule
+    (:mod:`astreduce.search.schedule`, one row per transform).
     """
 
     name: ClassVar[str] = ""
     node_kinds: ClassVar[frozenset[str]] = frozenset()
-    phase: ClassVar[str] = "expressions"
-    priority: ClassVar[int] = 0
-    """Within a phase, higher priority runs first (then by name)."""
-    far_reaching: ClassVar[bool] = False
-    """Whether a proposal that failed may later apply through a change far away (as a deletion
-    does once the last use goes): ``auto``'s confirming round then tests each one again."""
-    fallback_ranks: ClassVar[bool] = False
-    """Whether the proposals after the first are a fallback for where the first does not fit
-    (another constant where ``0`` has the wrong type): ``auto`` tries them first in its
-    confirming round, once the other passes are at their fixpoint (see ``Plan.ran``)."""
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         """Edits for ``node``, most removing first; a ``str`` is literal text."""
@@ -219,10 +206,7 @@ def load_transforms(names: Iterable[str] | None = None) -> list[Transform]:
     if unknown:
         raise UsageError(f"unknown transform {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
     chosen = wanted if wanted is not None and not excluded else [n for n in registry if n not in excluded]
-    instances = [registry[n]() for n in chosen]
-    order = {phase: i for i, phase in enumerate(PHASES)}
-    instances.sort(key=lambda t: (order.get(t.phase, len(PHASES)), -t.priority, t.name))
-    return instances
+    return [registry[n]() for n in chosen]
 
 
 def registered_transforms() -> dict[str, type[Transform]]:

@@ -41,7 +41,6 @@ class MergeBase(ScopeTransform[ast.ClassDef]):
     """
 
     name = "merge-base"
-    phase = "definitions"
     node_kinds = frozenset({"ClassDef"})
 
     def proposals(self, a: Analysis, base: ast.ClassDef) -> Iterator[Opportunity]:
@@ -225,7 +224,6 @@ class ClassToFunctions(ScopeTransform[ast.ClassDef]):
     """
 
     name = "class-to-functions"
-    phase = "definitions"
     node_kinds = frozenset({"ClassDef"})
     ranked = True
 
@@ -470,7 +468,6 @@ class DropUncalledMethods(ScopeTransform[ast.ClassDef]):
     """
 
     name = "drop-uncalled-methods"
-    phase = "delete"
     node_kinds = frozenset({"ClassDef"})
     ranked = True
 

@@ -29,7 +29,6 @@ class AssignToPass(Transform):
     """
 
     name = "assign-to-pass"
-    phase = "classic"
     node_kinds = frozenset({"Assign", "AugAssign", "AnnAssign"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -48,7 +47,6 @@ class AssignToValue(Transform):
     """
 
     name = "assign-to-value"
-    phase = "classic"
     node_kinds = frozenset({"Assign", "AugAssign", "AnnAssign"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -76,7 +74,6 @@ class CompareToBool(Transform):
     """
 
     name = "compare-to-bool"
-    phase = "classic"
     node_kinds = frozenset({"Compare"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -92,7 +89,6 @@ class BoolOpToOperand(Transform):
     """
 
     name = "boolop-to-operand"
-    phase = "classic"
     node_kinds = frozenset({"BoolOp"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -113,8 +109,6 @@ class IfToBody(Transform):
     """
 
     name = "if-to-body"
-    phase = "classic"
-    priority = 10
     node_kinds = frozenset({"If"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

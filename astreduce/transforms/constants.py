@@ -43,7 +43,6 @@ class NameToConstant(ScopeTransform[ast.stmt]):
     """
 
     name = "name-to-constant"
-    phase = "definitions"
     node_kinds = frozenset({"Assign", "AnnAssign"})
 
     def walk(self, a: Analysis) -> list[ast.stmt]:
@@ -127,9 +126,6 @@ class ValueFromTrace(Transform):
     """
 
     name = "value-from-trace"
-    phase = "simplify"
-    priority = 5
-    far_reaching = True  # a value is the run's: a change anywhere may make it the one needed
     node_kinds = frozenset()
     recorder: Recorder | None = None
     """Where the values come from (``None``: nowhere, so nothing is proposed)."""

@@ -146,7 +146,6 @@ class LoopToBody(ScopeTransform[ast.For | ast.While]):
     """
 
     name = "loop-to-body"
-    phase = "hoist"
     node_kinds = frozenset({"For", "While"})
     ranked = True
 
@@ -242,7 +241,6 @@ class WithToBody(ScopeTransform[ast.With]):
     """
 
     name = "with-to-body"
-    phase = "hoist"
     node_kinds = frozenset({"With"})
 
     def proposals(self, a: Analysis, statement: ast.With) -> Iterator[Opportunity]:
@@ -279,7 +277,6 @@ class TryToBody(ScopeTransform[ast.Try]):
     """
 
     name = "try-to-body"
-    phase = "hoist"
     node_kinds = frozenset({"Try", "TryStar"})
 
     def proposals(self, a: Analysis, statement: ast.Try) -> Iterator[Opportunity]:
@@ -305,7 +302,6 @@ class ReturnValueDrop(FunctionTransform):
     """
 
     name = "return-value-drop"
-    phase = "definitions"
 
     def proposals(self, a: Analysis, function: Function) -> Iterator[Opportunity]:
         values = [

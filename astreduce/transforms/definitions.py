@@ -23,7 +23,6 @@ class DropAnnotation(Transform):
     """
 
     name = "drop-annotation"
-    phase = "definitions"
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         if node.field in ("annotation", "returns") and node.id in tree.drop_spans:
@@ -44,7 +43,6 @@ class DropDefault(Transform):
     """
 
     name = "drop-default"
-    phase = "definitions"
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         if node.field in ("defaults", "kw_defaults") and node.id in tree.drop_spans:
@@ -63,7 +61,6 @@ class DropDocstring(Transform):
     """
 
     name = "drop-docstring"
-    phase = "definitions"
     node_kinds = frozenset({"Expr"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -85,7 +82,6 @@ class DropAsync(Transform):
     """
 
     name = "drop-async"
-    phase = "definitions"
     node_kinds = frozenset({"AsyncFunctionDef", "AsyncFor", "AsyncWith", "Await"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -108,7 +104,6 @@ class DropBases(Transform):
     """
 
     name = "drop-bases"
-    phase = "definitions"
     node_kinds = frozenset({"ClassDef"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

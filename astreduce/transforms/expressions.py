@@ -252,7 +252,6 @@ class HoistExpression(Transform):
     """
 
     name = "hoist-expression"
-    phase = "expressions"
     node_kinds = EXPRESSIONS
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -276,7 +275,6 @@ class FStringToString(Transform):
     """
 
     name = "fstring-to-string"
-    phase = "expressions"
     node_kinds = frozenset({"JoinedStr"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -305,7 +303,6 @@ class FilterToElement(ScopeTransform[ast.ListComp | ast.SetComp | ast.GeneratorE
     """
 
     name = "filter-to-element"
-    phase = "expressions"
     node_kinds = frozenset({"ListComp", "SetComp", "GeneratorExp"})
 
     def proposals(

@@ -36,7 +36,6 @@ class HoistBlock(Transform):
     """
 
     name = "hoist-block"
-    phase = "hoist"
     node_kinds = frozenset(_BLOCKS) | {"Match"}
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -116,7 +115,6 @@ class StatementToExpression(Transform):
     """
 
     name = "statement-to-expression"
-    phase = "hoist"
     node_kinds = STATEMENTS
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

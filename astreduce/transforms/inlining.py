@@ -30,8 +30,6 @@ class Site:
 class CallInliner(ScopeTransform[Site]):
     """Base of the transforms that put a function's body in place of its only call (see :func:`single_calls`)."""
 
-    phase = "hoist"
-    priority = 5
     node_kinds = frozenset({"FunctionDef"})
 
     def walk(self, a: Analysis) -> Iterator[Site]:
@@ -335,7 +333,6 @@ class InlineVariable(ScopeTransform[ast.Assign]):
     """
 
     name = "inline-variable"
-    phase = "hoist"
     node_kinds = frozenset({"Assign"})
 
     def proposals(self, a: Analysis, statement: ast.Assign) -> Iterator[Opportunity]:
@@ -426,7 +423,6 @@ class ImportToStub(ScopeTransform[ast.Import]):
     """
 
     name = "import-to-stub"
-    phase = "definitions"
     node_kinds = frozenset({"Import"})
     ranked = True
 

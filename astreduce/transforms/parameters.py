@@ -36,7 +36,6 @@ class RemoveParameter(FunctionTransform):
     """
 
     name = "remove-parameter"
-    phase = "definitions"
 
     def proposals(self, a: Analysis, function: Function) -> Iterator[Opportunity]:
         sites = call_sites(a, function)

@@ -49,7 +49,6 @@ class DropParentheses(Transform):
     """
 
     name = "drop-parentheses"
-    phase = "simplify"
     node_kinds = EXPRESSIONS | {"With", "AsyncWith"}
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

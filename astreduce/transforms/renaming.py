@@ -45,7 +45,6 @@ class RenameIdentifiers(TextTransform):
     """
 
     name = "rename"
-    phase = "rename"
 
     def text_opportunities(self, tree: Tree) -> Iterator[TextOpportunity]:
         tokens = _name_tokens(tree.text)

@@ -58,9 +58,7 @@ class ExpressionToConstant(Transform):
     """
 
     name = "to-constant"
-    phase = "simplify"
     node_kinds = EXPRESSIONS - {"Constant", "Starred", "JoinedStr"}
-    fallback_ranks = True  # the second constant: 1,343 tests for 6 tokens on the corpora when tried every round
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         if is_store(tree, node.id) or node.field in ("decorator_list",):
@@ -97,7 +95,6 @@ class SimplifyNumber(Transform):
     """
 
     name = "simplify-number"
-    phase = "simplify"
     node_kinds = frozenset({"Constant"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
@@ -119,7 +116,6 @@ class ShortenString(Transform):
     """
 
     name = "shorten-string"
-    phase = "simplify"
     node_kinds = frozenset({"Constant"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

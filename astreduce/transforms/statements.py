@@ -23,8 +23,6 @@ class Delete(Transform):
     """
 
     name = "delete"
-    phase = "delete"
-    priority = 10
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:
         place = tree.element_of.get(node.id)
@@ -71,7 +69,6 @@ class DropElse(Transform):
     """
 
     name = "drop-else"
-    phase = "delete"
     node_kinds = frozenset({"If", "For", "AsyncFor", "While", "Try"})
 
     def replacements(self, node: Node, tree: Tree) -> Iterator[Edit | str]:

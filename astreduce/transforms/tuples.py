@@ -59,7 +59,6 @@ class DropTuplePair(ScopeTransform[ast.Assign]):
     """
 
     name = "drop-tuple-pair"
-    phase = "definitions"
     node_kinds = frozenset({"Assign"})
 
     def proposals(self, a: Analysis, node: ast.Assign) -> Iterator[Opportunity]:
@@ -90,7 +89,6 @@ class DropReturnedPosition(FunctionTransform):
     """
 
     name = "drop-returned-position"
-    phase = "definitions"
 
     def proposals(self, a: Analysis, function: Function) -> Iterator[Opportunity]:
         returns: list[ast.Tuple] = []

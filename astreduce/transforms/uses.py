@@ -44,7 +44,6 @@ class DeleteWithUses(Transform):
     """
 
     name = "delete-with-uses"
-    phase = "delete"
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         a = analyse(tree)

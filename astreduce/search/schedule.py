@@ -1,0 +1,159 @@
+"""``auto``'s schedule, written as data: when each transform's proposals are tried, and how.
+
+Transforms only propose. Which phase of a round a transform's passes run
+in, in what order within the phase, and how a pass is searched is the
+search's policy, and it is this table: the strategy reads it and tests no
+transform's name. A transform added to ``transforms/`` gets one row here
+(a transform of another package without a row runs in the ``expressions``
+phase, searched as a replacement).
+
+A round runs the phases in :data:`PHASES` order. Within a phase the
+transforms run by priority (higher first), then by name. A row's
+``passes`` say what passes its proposals make:
+
+* ``statements``: hierarchical statement deletion, module level first,
+  then each nesting level (HDD's levels);
+* ``elements``: deletion of the other elements, depth by depth;
+* ``ranked``: one pass per rank of proposals (a transform's first choice
+  everywhere, then its second...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of an ``auto`` round."""
+
+    name: str
+    cascading: bool = False
+    """Whether its edits often become possible through a change far away (a definition goes once its
+    last use has): its passes park stale single edits only until a confirming round tests them again."""
+
+
+#: The phases of one round, in order.
+PHASES: tuple[Phase, ...] = (
+    Phase("delete", cascading=True),
+    Phase("definitions", cascading=True),
+    Phase("classic"),
+    Phase("hoist"),
+    Phase("expressions"),
+    Phase("simplify"),
+    Phase("rename"),
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One transform's place in the schedule."""
+
+    phase: str = "expressions"
+    priority: int = 0
+    """Within a phase, higher runs first (then by name)."""
+    passes: tuple[str, ...] = ("ranked",)
+    """The passes its proposals make: ``statements``, ``elements``, ``ranked`` (see the module)."""
+    far_reaching: bool = False
+    """Whether a proposal that failed may later apply through a change far away (as a deletion does once
+    the last use goes): searched as a cascading phase's are, confirmed in a confirming round."""
+    fallback_ranks: bool = False
+    """Whether the proposals after the first are a fallback for where the first does not fit (another
+    constant where ``0`` has the wrong type): tried only in a confirming round, once the other passes are
+    at their fixpoint."""
+
+    @property
+    def cascading(self) -> bool:
+        """Whether its passes are searched as deletions are (see :attr:`Phase.cascading`)."""
+        return self.far_reaching or any(p.name == self.phase and p.cascading for p in PHASES)
+
+
+#: Name → row, one per transform of astreduce's own.
+SCHEDULE: dict[str, Row] = {
+    # delete: statements by level, then the other elements by depth
+    "delete": Row("delete", priority=10, passes=("statements", "elements")),
+    "delete-statements": Row("delete", passes=("statements",)),  # a tree's first sweep (reduce/tree.py)
+    "delete-with-uses": Row("delete"),
+    "drop-else": Row("delete"),
+    "drop-uncalled-methods": Row("delete"),
+    # definitions: what a program defines, and the names it binds
+    "class-to-functions": Row("definitions"),
+    "drop-annotation": Row("definitions"),
+    "drop-async": Row("definitions"),
+    "drop-bases": Row("definitions"),
+    "drop-default": Row("definitions"),
+    "drop-docstring": Row("definitions"),
+    "drop-returned-position": Row("definitions"),
+    "drop-tuple-pair": Row("definitions"),
+    "import-to-stub": Row("definitions"),
+    "merge-base": Row("definitions"),
+    "name-to-constant": Row("definitions"),
+    "remove-parameter": Row("definitions"),
+    "return-value-drop": Row("definitions"),
+    # classic: the design card's replacements
+    "if-to-body": Row("classic", priority=10),
+    "assign-to-pass": Row("classic"),
+    "assign-to-value": Row("classic"),
+    "boolop-to-operand": Row("classic"),
+    "compare-to-bool": Row("classic"),
+    # hoist: a block or a call replaced by what it holds
+    "function-to-body": Row("hoist", priority=5),
+    "inline-call": Row("hoist", priority=5),
+    "hoist-block": Row("hoist"),
+    "inline-variable": Row("hoist"),
+    "loop-to-body": Row("hoist"),
+    "statement-to-expression": Row("hoist"),
+    "try-to-body": Row("hoist"),
+    "with-to-body": Row("hoist"),
+    # expressions
+    "filter-to-element": Row("expressions"),
+    "fstring-to-string": Row("expressions"),
+    "hoist-expression": Row("expressions"),
+    # simplify: smaller values
+    # a value is the run's: a change anywhere may make it the one needed
+    "value-from-trace": Row("simplify", priority=5, far_reaching=True),
+    "drop-parentheses": Row("simplify"),
+    "shorten-string": Row("simplify"),
+    "simplify-number": Row("simplify"),
+    # the second constant: 1,343 tests for 6 tokens on the corpora when tried every round
+    "to-constant": Row("simplify", fallback_ranks=True),
+    # rename: shorter names, last
+    "rename": Row("rename"),
+}
+
+#: The row of a transform the table does not name (one of another package).
+DEFAULT_ROW = Row()
+
+
+def row(name: str) -> Row:
+    """The schedule's row for the transform ``name``."""
+    return SCHEDULE.get(name, DEFAULT_ROW)
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=Named)
+
+
+def ordered(transforms: Iterable[N]) -> list[N]:
+    """``transforms`` in the order of a round: by phase, then priority (higher first), then name."""
+    order = {phase.name: index for index, phase in enumerate(PHASES)}
+
+    def key(transform: N) -> tuple[int, int, str]:
+        scheduled = row(transform.name)
+        return order.get(scheduled.phase, len(PHASES)), -scheduled.priority, transform.name
+
+    return sorted(transforms, key=key)
+
+
+def passes_of(transforms: Sequence[N]) -> list[tuple[str, N]]:
+    """The passes of a round, in order: (kind, transform) for every pass kind of every transform's row."""
+    return [(kind, transform) for transform in ordered(transforms) for kind in row(transform.name).passes]
+
+
+__all__ = ["DEFAULT_ROW", "PHASES", "SCHEDULE", "Phase", "Row", "ordered", "passes_of", "row"]
