@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any, NoReturn, TypeVar
@@ -50,6 +50,12 @@ _GROUPS = {
     ),
 }
 _GROUP_OF = {name: title for title, names in _GROUPS.items() for name in names}
+ORACLE_SECTION = next(iter(_GROUPS))
+
+
+def add_to_section(title: str, names: Iterable[str]) -> None:
+    """List the options ``names`` (parameter names) under ``title`` in ``--help`` (an oracle's of another package)."""
+    _GROUP_OF.update(dict.fromkeys(names, title))
 
 
 class GroupedCommand(click.Command):

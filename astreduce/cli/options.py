@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import copy
+import importlib.metadata
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
 
+from astreduce.cli.common import ORACLE_SECTION, add_to_section
 from astreduce.oracles import confine, read_append
-from astreduce.oracles.options import OracleOptions
+from astreduce.oracles.options import OracleKind, OracleOptions, register_oracle_kind
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.cluster import Cluster, connect
 
@@ -48,11 +50,43 @@ _OPTIONS: list[Callable[[Any], Any]] = [
 ]
 
 
-def oracle_options(command: F) -> F:
-    """Add the oracle options to a click command."""
-    for option in reversed(_OPTIONS):
+#: The entry point group of oracles from other packages. Each entry names an object with ``kind``, an
+#: :class:`~astreduce.oracles.options.OracleKind`, and ``options``, its click options, which every command
+#: that takes oracle options gets; their values reach the oracle in ``OracleOptions.extra``.
+ORACLE_ENTRY_POINT_GROUP = "astreduce.oracles"
+
+#: The parameter names of the option groups of registered oracle kinds (their values go to ``extra``).
+_PLUGGED_NAMES: list[str] = []
+
+
+def add_oracle_option_group(kind: OracleKind, options: Sequence[Callable[[Any], Any]]) -> None:
+    """Register an oracle kind and its options; commands defined from here on take them."""
+    register_oracle_kind(kind)
+    _OPTIONS.extend(options)
+    names = [p.name or "" for p in click.command()(_with_options(options, lambda **_: None)).params]
+    _PLUGGED_NAMES.extend(names)
+    add_to_section(ORACLE_SECTION, names)
+
+
+def _load_oracle_plugins() -> None:
+    """Register the oracles of :data:`ORACLE_ENTRY_POINT_GROUP`; one that fails to load is a warning line."""
+    for entry in importlib.metadata.entry_points(group=ORACLE_ENTRY_POINT_GROUP):
+        try:
+            plugin = entry.load()
+            add_oracle_option_group(plugin.kind, plugin.options)
+        except Exception as error:  # a plugin may fail in any way: name it and go on without it
+            click.echo(f"astreduce: warning: oracle {entry.name!r} ({entry.value}) failed to load: {error}", err=True)
+
+
+def _with_options(options: Sequence[Callable[[Any], Any]], command: F) -> F:
+    for option in reversed(options):
         command = option(command)
     return command
+
+
+def oracle_options(command: F) -> F:
+    """Add the oracle options to a click command."""
+    return _with_options(_OPTIONS, command)
 
 
 def options_from(values: dict[str, Any]) -> OracleOptions:
@@ -76,6 +110,7 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         differential=tuple(differential) if differential else None,
         retries=values.pop("retries"),
         verbose=values.pop("verbose", 0) or 0,
+        extra={name: values.pop(name) for name in _PLUGGED_NAMES if name in values},
         **confinement_from(values),
     )
 
@@ -211,3 +246,6 @@ def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
         options=options_from(values),
         **settings,
     )
+
+
+_load_oracle_plugins()

@@ -55,7 +55,8 @@ class OracleOptions:
     test: str | None = None
     differential: tuple[str, str] | None = None
     retries: int = 1
-    extra: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The option values of oracle kinds registered by other packages (:func:`register_oracle_kind`), by name."""
     confine: bool = True
     """Run every candidate confined: writes only in its test's folder, no TCP, no signals out (Landlock)."""
     allow_write: tuple[str, ...] = ()
@@ -71,22 +72,23 @@ class OracleOptions:
 
     @property
     def kind(self) -> str:
-        chosen = [k for k, v in (("run", self.run), ("test", self.test), ("differential", self.differential)) if v]
+        """The name of the registered :class:`OracleKind` these options ask for (``exec`` when none does)."""
+        chosen = [k for k in ORACLE_KINDS.values() if k.asked(self)]
         if len(chosen) > 1:
-            raise UsageError(f"choose one oracle: --{chosen[0]} and --{chosen[1]} cannot be combined")
-        return chosen[0] if chosen else "exec"
+            raise UsageError(f"choose one oracle: {chosen[0].flag} and {chosen[1].flag} cannot be combined")
+        return chosen[0].name if chosen else "exec"
 
     @property
     def runs_python(self) -> bool:
         """Whether the oracle runs the input as a Python program (the exec oracle), not as a command's input."""
-        return self.kind == "exec"
+        return ORACLE_KINDS[self.kind].runs_python
 
     @property
     def strict(self) -> bool:
         """Whether the options say what an interesting run is, beyond "it fails" (``--expect``, ``--signal``,
         ``--test``...): a batch's signature oracle then also asks the oracle for FAIL."""
         criteria = (self.signal, self.exit_code, self.stderr, self.stdout, self.hang)
-        return bool(self.expect) or self.kind in ("test", "differential") or any(c is not None for c in criteria)
+        return bool(self.expect) or ORACLE_KINDS[self.kind].strict or any(c is not None for c in criteria)
 
     def check(self) -> None:
         """Raise UsageError for options that do not go together: where a job's settings are gathered
@@ -428,47 +430,98 @@ def calibrated_oracle(
     """The oracle ``options`` describe, calibrated on one run of ``text``, and that run's verdict.
 
     :func:`build_oracle` adds the flakiness check; ``astreduce batch`` runs
-    each input just this once.
+    each input just this once. The oracle's kind (:data:`ORACLE_KINDS`) builds it.
 
     Raises:
         UsageError: options that do not go together, an unknown interpreter.
         NotReproducibleError: the original does not reproduce.
     """
     options.check()
+    return ORACLE_KINDS[options.kind].calibrate(options, Original(text, filename, search_path, encode))
+
+
+def describe_options(options: OracleOptions) -> str:
+    """The oracle the options describe, in a few words, for the run's first line."""
+    return ORACLE_KINDS[options.kind].describe(options)
+
+
+@dataclass(frozen=True)
+class Original:
+    """The input an oracle is calibrated on, and how its candidates are named and written."""
+
+    text: str
+    filename: str
+    search_path: str = ""
+    """Folders the exec oracle puts first on ``sys.path`` (the input's own)."""
+    encode: Callable[[str], bytes] | None = None
+    """How a command oracle writes a candidate's text (the input's encoding)."""
+
+
+@dataclass(frozen=True)
+class OracleKind:
+    """One kind of oracle the options can ask for: an entry of :data:`ORACLE_KINDS`.
+
+    An oracle of another package registers one with :func:`register_oracle_kind`
+    and reads its own options from :attr:`OracleOptions.extra`; the CLI adds its
+    options through an option group (:func:`astreduce.cli.options.add_oracle_option_group`).
+    """
+
+    name: str
+    flag: str
+    """The option that asks for it, as messages name it (``--run``)."""
+    asked: Callable[[OracleOptions], bool]
+    """Whether the options ask for this kind (the exec oracle is the one asked when no other is)."""
+    calibrate: Callable[[OracleOptions, Original], tuple[Oracle[str], Verdict]]
+    """Build the oracle and run the original once: the oracle and that run's verdict
+    (raise :class:`NotReproducibleError` when the original is not interesting)."""
+    describe: Callable[[OracleOptions], str]
+    """The oracle in a few words, for the run's first line."""
+    runs_python: bool = False
+    """Whether it runs the input as a Python program (the grammar strategy then checks it parses)."""
+    strict: bool = False
+    """Whether being asked already says what an interesting run is, beyond "it fails"."""
+
+
+def _calibrated_exec(options: OracleOptions, original: Original) -> tuple[Oracle[str], Verdict]:
+    text, filename = original.text, original.filename
     python = resolve_python(options.python)
-    if options.kind == "exec":
-        require_worker_python(python, options.python)
-        target = Target.parse(options.expect, options.match) if options.expect else None
-        exec_oracle: ExecOracle
-        limits = options.limits()
-        if python == sys.executable:
-            exec_oracle = ExecOracle(
-                target=target, filename=filename, append=options.append, search_path=search_path, limits=limits,
-                keep_output=options.verbose > 0,
-            )
-        else:
-            exec_oracle = WorkerExecOracle(
-                target=target, filename=filename, append=options.append, search_path=search_path, python=python, limits=limits,
-            )
-        try:
-            first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
-            if isinstance(exec_oracle, WorkerExecOracle) and first.run.ending == "crash" and first.run.detail == WORKER_DIED:
-                raise UsageError(
-                    f"--python {options.python}: the exec oracle's worker cannot run under {python} (it exited or did "
-                    "not answer); use a command oracle instead: --run '{python} {file}'"
-                )
-            require_compiles(first, target, text, filename=filename, python=python)
-            require_target(exec_oracle, first, "a command oracle (--run, --test)")
-            denied = None if options.expect else denied_by_confinement(options, first.run.describe())
-            if denied is not None:  # the target would be confinement's own error
-                raise denied
-        except BaseException:
-            exec_oracle.close()
-            raise
-        return exec_oracle, first
-    command_oracle = options.command_oracle(python, filename=filename, encode=encode)
+    require_worker_python(python, options.python)
+    target = Target.parse(options.expect, options.match) if options.expect else None
+    exec_oracle: ExecOracle
+    limits = options.limits()
+    if python == sys.executable:
+        exec_oracle = ExecOracle(
+            target=target, filename=filename, append=options.append, search_path=original.search_path, limits=limits,
+            keep_output=options.verbose > 0,
+        )
+    else:
+        exec_oracle = WorkerExecOracle(
+            target=target, filename=filename, append=options.append, search_path=original.search_path, python=python,
+            limits=limits,
+        )
     try:
-        verdict = command_oracle.calibrate(text, timeout=options.timeout)
+        first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+        if isinstance(exec_oracle, WorkerExecOracle) and first.run.ending == "crash" and first.run.detail == WORKER_DIED:
+            raise UsageError(
+                f"--python {options.python}: the exec oracle's worker cannot run under {python} (it exited or did "
+                "not answer); use a command oracle instead: --run '{python} {file}'"
+            )
+        require_compiles(first, target, text, filename=filename, python=python)
+        require_target(exec_oracle, first, "a command oracle (--run, --test)")
+        denied = None if options.expect else denied_by_confinement(options, first.run.describe())
+        if denied is not None:  # the target would be confinement's own error
+            raise denied
+    except BaseException:
+        exec_oracle.close()
+        raise
+    return exec_oracle, first
+
+
+def _calibrated_command(options: OracleOptions, original: Original) -> tuple[Oracle[str], Verdict]:
+    python = resolve_python(options.python)
+    command_oracle = options.command_oracle(python, filename=original.filename, encode=original.encode)
+    try:
+        verdict = command_oracle.calibrate(original.text, timeout=options.timeout)
         signature = command_oracle.target
         denied = None if signature is None or command_oracle.criteria.given else denied_by_confinement(options, signature.stderr_line)
         if denied is not None:  # the original's signature, the target, would be confinement's own error
@@ -479,19 +532,40 @@ def calibrated_oracle(
         raise
 
 
-def describe_options(options: OracleOptions) -> str:
-    """The oracle the options describe, in a few words, for the run's first line."""
-    kind = options.kind
-    if kind == "exec":
-        said = f"the exec oracle ({'expects ' + options.expect if options.expect else 'the exception the input raises'}"
-        said += f", under {options.python}" if options.python else ""
-        return said + (", with a test script appended)" if options.append else ")")
-    if kind == "test":
-        return f"the test script {Path(options.test or '').name}"
-    if kind == "differential":
-        first, second = options.differential or ("", "")
-        return f"`{first}` against `{second}`"
-    return f"`{options.run}`"
+def _describe_exec(options: OracleOptions) -> str:
+    said = f"the exec oracle ({'expects ' + options.expect if options.expect else 'the exception the input raises'}"
+    said += f", under {options.python}" if options.python else ""
+    return said + (", with a test script appended)" if options.append else ")")
+
+
+def _describe_differential(options: OracleOptions) -> str:
+    first, second = options.differential or ("", "")
+    return f"`{first}` against `{second}`"
+
+
+#: Every kind of oracle, by name: the exec oracle, ``--run``, ``--test``, ``--differential``, and those
+#: other packages register.
+ORACLE_KINDS: dict[str, OracleKind] = {
+    "exec": OracleKind(
+        "exec", "--expect", lambda options: False, _calibrated_exec, _describe_exec, runs_python=True
+    ),
+    "run": OracleKind(
+        "run", "--run", lambda options: bool(options.run), _calibrated_command, lambda options: f"`{options.run}`"
+    ),
+    "test": OracleKind(
+        "test", "--test", lambda options: bool(options.test), _calibrated_command,
+        lambda options: f"the test script {Path(options.test or '').name}", strict=True,
+    ),
+    "differential": OracleKind(
+        "differential", "--differential", lambda options: bool(options.differential), _calibrated_command,
+        _describe_differential, strict=True,
+    ),
+}
+
+
+def register_oracle_kind(kind: OracleKind) -> None:
+    """Make ``kind`` one the options can ask for (a name registered twice is replaced)."""
+    ORACLE_KINDS[kind.name] = kind
 
 
 def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
