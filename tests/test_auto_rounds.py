@@ -10,7 +10,8 @@ from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
-from astreduce.search.session import Session, code_key
+from astreduce.search.alike import code_key
+from astreduce.search.session import Session
 from astreduce.search.strategies import counts_as_token, tokens_of
 from astreduce.transforms.constants import ValueFromTrace
 from test_hoisting import Contains

@@ -33,8 +33,9 @@ from astreduce.oracles.predicate import outcome_line as describe_call
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, tests_by_worker
+from astreduce.search.alike import CodeKey
 from astreduce.search.session import (
-    Budget, Interrupted, ProgressEvent, SearchFigures, Session, code_key, keeps_lines, protected_lines,
+    Budget, Interrupted, ProgressEvent, SearchFigures, Session, keeps_lines, protected_lines,
 )
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
@@ -396,7 +397,7 @@ def reduce_with(
         retry_stale=config.exhaustive, compiles=traits.compiles, oracle_seconds=calibrating, budget=budget,
         protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=code_key if traits.compiles is not None and config.strategy in ("auto", "hdd", "flat") else None,
+        alike=CodeKey() if traits.compiles is not None and config.strategy in ("auto", "hdd", "flat") else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens

@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import re
 import time
-import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -31,64 +30,13 @@ from astreduce.outcome import Outcome, first_fail
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
-__all__ = ["Budget", "Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session", "code_key"]
+__all__ = ["Budget", "Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
 
 
 #: A pass family's chunk tests start to count once there are this many of them ...
 CHUNK_TRIES = 4
 #: ... and chunks are skipped while fewer than one in this many FAILed.
 CHUNK_ODDS = 8
-
-
-def code_key(text: str) -> bytes | None:
-    """A digest of ``text``'s byte code without positions (None if it does not compile).
-
-    Two programs with one byte code differ only in layout, comments and what
-    the compiler folds (parentheses, the spelling of a constant): an oracle
-    that runs the program in this interpreter (and matches the exception's
-    type, message and function, never its line) judges them alike. The token
-    pass's joined lines thus do not make every later pass test their
-    candidates again. Compiling costs less than parsing to ``ast`` objects
-    and dumping them, which this key replaced (a third of argparse's time).
-    """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a candidate's odd literals are not our warnings
-            code = compile(text, "<candidate>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    parts: list[str] = []
-    _code_parts(code, parts)
-    return digest("\0".join(parts))
-
-
-def _code_parts(code: types.CodeType, parts: list[str]) -> None:
-    """What a code object does, its nested code objects included, without line or column numbers."""
-    parts += [
-        code.co_code.hex(),
-        repr(
-            (
-                code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
-                code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
-                getattr(code, "co_qualname", ""), getattr(code, "co_exceptiontable", b""),
-            )
-        ),
-    ]
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            parts.append("code")
-            _code_parts(constant, parts)
-        else:
-            parts.append(_constant(constant))
-
-
-def _constant(value: object) -> str:
-    """A constant's spelling, with its type (``1`` and ``1.0`` and ``True`` differ)."""
-    if isinstance(value, frozenset):
-        return "frozenset" + repr(sorted(_constant(v) for v in value))
-    if isinstance(value, tuple):
-        return "tuple(" + ",".join(_constant(v) for v in value) + ")"
-    return type(value).__name__ + ":" + repr(value)
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -258,8 +206,8 @@ class Session:
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     alike: Callable[[str], bytes | None] | None = None
-    """A key under which candidates get the same outcome (:func:`code_key` for an oracle
-    that runs the program): a candidate alike one already tested is not tested again."""
+    """A key under which candidates get the same outcome (a :class:`~astreduce.search.alike.CodeKey` for an
+    oracle that runs the program): a candidate alike one already tested is not tested again."""
 
     def __post_init__(self) -> None:
         self.best = self.text

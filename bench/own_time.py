@@ -1,0 +1,115 @@
+"""astreduce's own time per test: what the engine spends between two tests, beside the oracle.
+
+Each test of a file reduction costs the oracle's run (fork, exec of the
+candidate, wait; and the compile check that spares a test) plus
+astreduce's own work around it: splice the edit, render the candidate, key
+it, schedule the next one. This bench reduces corpora cases at ``-j 1`` and
+prints, from the report, the wall seconds, the oracle's seconds, astreduce's
+own milliseconds per test and the oracle's share of the wall clock::
+
+    python bench/own_time.py                          # stdlib_argparse, 1 run
+    python bench/own_time.py --cases stdlib_argparse,calc_tokenizer --runs 3
+    python bench/own_time.py --profile argparse.prof  # and a cProfile of the first run, in-process
+
+With ``--profile`` the reduction runs in this process under cProfile
+(slower, so its figures are printed apart) and the 25 functions with the
+most own time are listed; open the file with ``python -m pstats``.
+Standard library and astreduce only; run by hand on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib.util
+import json
+import pstats
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("corpora_tools", REPO / "corpora" / "tools.py")
+assert _spec is not None and _spec.loader is not None
+tools = importlib.util.module_from_spec(_spec)
+sys.modules["corpora_tools"] = tools
+_spec.loader.exec_module(tools)
+
+
+def _command(case: "tools.Case", folder: Path, jobs: int) -> list[str]:
+    args = [str(folder / a) if (folder / a).is_file() else a for a in case.args]
+    return ["reduce", str(folder / case.input_name), *args, "-o", str(folder / "out.py"),
+            "--report", str(folder / "report.json"), "-q", "-j", str(jobs)]
+
+
+def measure(case: "tools.Case", jobs: int) -> dict[str, float]:
+    """One reduction of ``case`` in a subprocess: its report's tests and seconds."""
+    with tempfile.TemporaryDirectory(prefix="own-time-") as place:
+        folder = Path(place)
+        tools.materialise(case, folder)
+        command = [sys.executable, "-m", "astreduce", *_command(case, folder, jobs)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=folder)
+        if done.returncode != 0:
+            raise SystemExit(f"{case.name}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
+        report = json.loads((folder / "report.json").read_text())
+    tests, seconds, oracle = report["tests"], report["seconds"], report["oracle_seconds"]
+    return {
+        "tests": tests, "seconds": seconds, "oracle_seconds": oracle,
+        "own_ms": 1000 * (seconds - oracle) / max(tests, 1), "share": oracle / seconds if seconds else 0.0,
+        "tokens": report["output"]["tokens"],
+    }
+
+
+def profile(case: "tools.Case", jobs: int, out: Path) -> None:
+    """One reduction of ``case`` in this process under cProfile; the top functions by own time."""
+    from astreduce.cli import main
+
+    with tempfile.TemporaryDirectory(prefix="own-time-") as place:
+        folder = Path(place)
+        tools.materialise(case, folder)
+        profiler = cProfile.Profile()
+        started = time.monotonic()
+        profiler.enable()
+        try:
+            main(_command(case, folder, jobs), standalone_mode=False)
+        except SystemExit:
+            pass
+        profiler.disable()
+        print(f"\nprofiled {case.name}: {time.monotonic() - started:.1f} s under cProfile; {out}")
+    profiler.dump_stats(str(out))
+    pstats.Stats(str(out)).sort_stats("tottime").print_stats(25)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default="stdlib_argparse", help="comma-separated corpora cases")
+    parser.add_argument("--runs", type=int, default=1, help="runs per case (the median is printed; 0 with --profile: only the profile)")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--profile", type=Path, help="also profile the first case in-process, into this file")
+    args = parser.parse_args()
+    cases = {c.name: c for c in tools.load_cases()}
+    unknown = [n for n in args.cases.split(",") if n not in cases]
+    if unknown:
+        raise SystemExit(f"unknown cases: {', '.join(unknown)} (known: {', '.join(sorted(cases))})")
+    print(f"{'case':<22} {'-j':>3} {'tests':>6} {'tokens':>6} {'seconds':>8} {'oracle s':>8} {'own ms/test':>11} {'oracle share':>12}")
+    for name in args.cases.split(","):
+        rows = [measure(cases[name], args.jobs) for _ in range(args.runs)]
+        if not rows:  # --runs 0: only the profile
+            continue
+        row = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+        print(
+            f"{name:<22} {args.jobs:>3} {row['tests']:>6.0f} {row['tokens']:>6.0f} {row['seconds']:>8.1f} "
+            f"{row['oracle_seconds']:>8.1f} {row['own_ms']:>11.2f} {row['share']:>12.2f}"
+        )
+    if args.profile:
+        profile(cases[args.cases.split(",")[0]], args.jobs, args.profile)
+    print("\ncommand: " + shlex.join(["python", *sys.argv]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
