@@ -20,7 +20,9 @@ Standard library and astreduce only; run by hand on a quiet machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
+import io
 import importlib.util
 import json
 import pstats
@@ -75,7 +77,8 @@ def profile(case: "tools.Case", jobs: int, out: Path) -> None:
         started = time.monotonic()
         profiler.enable()
         try:
-            main(_command(case, folder, jobs), standalone_mode=False)
+            with contextlib.redirect_stdout(io.StringIO()):  # the result, which -q still prints
+                main(_command(case, folder, jobs), standalone_mode=False)
         except SystemExit:
             pass
         profiler.disable()

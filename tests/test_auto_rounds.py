@@ -10,7 +10,7 @@ from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
-from astreduce.search.alike import code_key
+from astreduce.search.alike import CodeKey, code_key
 from astreduce.search.session import Session
 from astreduce.search.strategies import counts_as_token, tokens_of
 from astreduce.transforms.constants import ValueFromTrace
@@ -95,7 +95,7 @@ def test_candidates_with_one_byte_code_are_tested_once() -> None:
     def fails(text: str) -> bool:
         return "f(0)" in text
 
-    alike = _session(fails, program, alike=code_key)
+    alike = _session(fails, program, alike=CodeKey())
     plain = _session(fails, program)
     for session in (alike, plain):
         for text in [*twins, different]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,9 +118,10 @@ class Traits:
     try edits that do not parse."""
     tracer: Tracer | None = None
     """Records a run's values as the oracle runs a candidate (``value-from-trace``); ``None``: it cannot."""
-    compiles: Callable[[str], bool] | None = None
+    compiles: Callable[[str], types.CodeType | None] | None = None
     """A check that costs no test and that every interesting candidate passes (the exec oracle's compile):
-    a candidate that fails it is UNRESOLVED untested, and candidates alike by byte code share a verdict."""
+    the candidate's code, kept for its test, or None, and then the candidate is UNRESOLVED untested;
+    candidates alike by byte code share a verdict."""
     starts: bool = True
     """Whether :meth:`Oracle.start` returns before the verdict, so that ``-j`` runs tests at once."""
     target: str = ""

@@ -418,20 +418,23 @@ class ExecOracle:
         """The name candidates are compiled under: the file's own name, whatever test folder it runs in."""
         return os.path.basename(self.filename)
 
-    def compiles(self, text: str) -> bool:
-        """Whether ``text`` compiles: the first step of its test, done here and kept for it.
+    def compiles(self, text: str) -> types.CodeType | None:
+        """``text`` compiled (None if it does not compile): the first step of its test, done here and kept for it.
 
-        A search that only wants candidates that parse (the token pass) asks
-        this instead of parsing them itself: a candidate that compiles is
-        then compiled once, not parsed here and compiled again by its test.
+        A search that only wants candidates that parse (the token pass), or
+        that keys them by byte code, asks this instead of compiling them
+        itself: a candidate is then compiled once, not again by its test.
         """
+        kept = self._compiled.get(text)
+        if kept is not None:  # the parse check and the alike key ask about the same candidate
+            return kept
         code = _compile(text, self.code_name)
         if isinstance(code, Run):
-            return False
+            return None
         if len(self._compiled) >= _COMPILED_KEPT:
             del self._compiled[next(iter(self._compiled))]
         self._compiled[text] = code
-        return True
+        return code
 
     def start(self, text: str, compile_here: bool = False) -> ExecPending:
         """Hand ``text`` to a child; the returned job reports how it ended.

@@ -17,6 +17,7 @@ import functools
 import re
 import sys
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -397,7 +398,7 @@ def reduce_with(
         retry_stale=config.exhaustive, compiles=traits.compiles, oracle_seconds=calibrating, budget=budget,
         protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=CodeKey() if traits.compiles is not None and config.strategy in ("auto", "hdd", "flat") else None,
+        alike=alike_key(traits.compiles, config.jobs) if config.strategy in ("auto", "hdd", "flat") else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
@@ -450,6 +451,19 @@ def _to_stderr(text: str) -> None:
 def budget_spent(budget: Budget | None, interrupted: bool, stop: StopRequest | None) -> bool:
     """Whether a search that ended early (``interrupted``) ended for its budget, not for a stop request."""
     return interrupted and budget is not None and budget.spent and not (stop is not None and stop.requested)
+
+
+def alike_key(compiles: Callable[[str], types.CodeType | None] | None, jobs: int) -> CodeKey | None:
+    """The key of candidates alike by byte code, for an oracle that compiles them here (else None).
+
+    One test at a time, the oracle compiles a short candidate here for its
+    test, and the key reads that code; with several at once the children
+    compile, and this process, which renders and starts them, keys a
+    candidate by the statements it changed.
+    """
+    if compiles is None:
+        return None
+    return CodeKey(compiles if jobs == 1 else None)
 
 
 def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *, enabled: bool) -> None:

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 import types
 import warnings
+from collections.abc import Callable
 
+from astreduce.oracles.execution import PRECOMPILE_LIMIT
 from astreduce.search.scheduler import digest
 
 __all__ = ["CodeKey", "code_key"]
@@ -50,7 +53,10 @@ def _compiled(text: str) -> types.CodeType | None:
 
 def code_key(text: str) -> bytes | None:
     """A digest of ``text``'s byte code without positions (None if it does not compile), compiled whole."""
-    code = _compiled(text)
+    return _whole_key(_compiled(text))
+
+
+def _whole_key(code: types.CodeType | None) -> bytes | None:
     if code is None:
         return None
     parts: list[str] = ["whole"]
@@ -90,17 +96,31 @@ def _constant(value: object) -> str:
 class CodeKey:
     """:func:`code_key` statement by statement, each statement's key computed once per reduction.
 
+    With ``compile`` (the exec oracle's, which keeps the code for the
+    candidate's test), a text shorter than ``whole_below`` is keyed by the
+    code its test will run: the oracle compiles it once, for both.
+
     Equal keys mean equal byte code, as with :func:`code_key`; the keys of a
     text split and of a text compiled whole never meet (each says which it is).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, compile: Callable[[str], types.CodeType | None] | None = None, whole_below: int = PRECOMPILE_LIMIT) -> None:
+        self._compile = compile
+        self._whole_below = whole_below
+        self.compile_seconds = 0.0
+        """Seconds in ``compile``: the oracle's own compile, whose code a test of the candidate runs."""
         self._statements: dict[bytes, bytes | None] = {}
         self.compiled = 0
         """Statements compiled so far (the cache's misses), for benchmarks."""
         self._nothing = self._statement_key("")
 
     def __call__(self, text: str) -> bytes | None:
+        if self._compile is not None and len(text) < self._whole_below:
+            # the oracle compiles a text this short for its test anyway: the key reads that code
+            started = time.monotonic()
+            code = self._compile(text)
+            self.compile_seconds += time.monotonic() - started
+            return _whole_key(code)
         if "__future__" in text:
             return code_key(text)
         starts = [m.start() for m in _STATEMENT_START.finditer(text)]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 import time
+import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from functools import cached_property, partial
 from astreduce.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome, first_fail
+from astreduce.search.alike import CodeKey
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
@@ -196,16 +198,16 @@ class Session:
     """The persistent cache (``--resume``): consulted on a miss, fed with every test."""
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
-    _parse_check: Callable[[str], bool] | None = field(default=None, init=False, repr=False)
+    _parse_check: Callable[[str], object] | None = field(default=None, init=False, repr=False)
     """Within :meth:`parsing_candidates_only`, the check a candidate must pass before it is tested."""
-    compiles: Callable[[str], bool] | None = None
+    compiles: Callable[[str], types.CodeType | None] | None = None
     """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
     stale: dict[bytes, bytes] = field(default_factory=dict)
     """Keys (:func:`~astreduce.search.greedy.change_key`) of single edits that did not FAIL alone,
     each with what its names looked like then (:func:`~astreduce.search.greedy.names_key`)."""
     retry_stale: bool = False
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
-    alike: Callable[[str], bytes | None] | None = None
+    alike: CodeKey | None = None
     """A key under which candidates get the same outcome (a :class:`~astreduce.search.alike.CodeKey` for an
     oracle that runs the program): a candidate alike one already tested is not tested again."""
 
@@ -306,7 +308,11 @@ class Session:
             self.syntax_rejections += 1
             return True
         if self.alike is not None:
-            kind = self._kinds.get(key) or self.alike(text)
+            kind = self._kinds.get(key)
+            if kind is None:
+                spent = self.alike.compile_seconds
+                kind = self.alike(text)
+                self.oracle_seconds += self.alike.compile_seconds - spent  # the oracle's compile, for its test
             if kind is not None:
                 if kind in self._by_kind:
                     self._cache[key] = self._by_kind[kind]
@@ -314,14 +320,14 @@ class Session:
                     self._kinds[key] = kind
         return False
 
-    def _parses(self, text: str, check: Callable[[str], bool]) -> bool:
+    def _parses(self, text: str, check: Callable[[str], object]) -> bool:
         if check is self.compiles:  # the oracle's own work, counted as the oracle's time
             started = time.monotonic()
             try:
-                return check(text)
+                return check(text) is not None
             finally:
                 self.oracle_seconds += time.monotonic() - started
-        return check(text)
+        return bool(check(text))
 
     def hit(self, key: bytes) -> Outcome:
         """A cached outcome read in the search's order: one more cache hit."""
