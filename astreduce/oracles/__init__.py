@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import re
 import sys
+from abc import ABC, abstractmethod
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
@@ -158,6 +159,42 @@ class Oracle(Protocol[C]):
     def close(self) -> None:
         """Release what the oracle holds (a waiting child, a worker); a no-op where there is nothing."""
         ...
+
+
+#: A wrapper's candidate type.
+W = TypeVar("W")
+
+
+class Wrapper(ABC, Generic[W]):
+    """An oracle whose tests go through another's (``--retries``, ``--verbose``, a cluster's copy).
+
+    It has the inner oracle's identity, calibration and close, and its
+    traits less :attr:`Traits.one_file` (its tests must go through the
+    wrapper); a wrapper writes :meth:`start` and what it changes.
+    """
+
+    def __init__(self, inner: Oracle[W]) -> None:
+        self.inner = inner
+
+    @property
+    def identity(self) -> str:
+        return self.inner.identity
+
+    @property
+    def traits(self) -> Traits:
+        return self.inner.traits.passed_on(one_file=None)  # its tests go through this wrapper
+
+    def calibrate(self, candidate: W) -> Verdict:
+        return self.inner.calibrate(candidate)
+
+    def judge(self, candidate: W) -> Verdict:
+        return self.start(candidate).wait()
+
+    @abstractmethod
+    def start(self, candidate: W) -> Pending: ...
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class Plugged:

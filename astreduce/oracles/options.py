@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, UsageError
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
-from astreduce.oracles import Oracle, Pending, Target, Traits, Verdict, confine
+from astreduce.oracles import Oracle, Pending, Target, Traits, Verdict, Wrapper, confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.sandbox import Limits
@@ -219,32 +219,19 @@ ISOLATING = Wording(
 )
 
 
-class RetryingOracle(Generic[T]):
+class RetryingOracle(Wrapper[T]):
     """FAIL only when the inner oracle says FAIL ``retries`` times in a row (a text's oracle or a tree's)."""
 
     def __init__(self, inner: Oracle[T], retries: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.retries = retries
 
     @property
     def identity(self) -> str:
         return f"{self.inner.identity}|retries={self.retries}"
 
-    @property
-    def traits(self) -> Traits:
-        return self.inner.traits.passed_on(one_file=None)  # its tests go through this wrapper
-
-    def judge(self, candidate: T) -> Verdict:
-        return self.start(candidate).wait()
-
     def start(self, candidate: T) -> Pending:
         return _RetryPending(self, candidate, self.inner.start(candidate))
-
-    def calibrate(self, candidate: T) -> Verdict:
-        return self.inner.calibrate(candidate)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 class _RetryPending(Generic[T]):
@@ -265,34 +252,17 @@ class _RetryPending(Generic[T]):
         self.first.cancel()
 
 
-class EchoingOracle(Generic[T]):
+class EchoingOracle(Wrapper[T]):
     """Says, after each test of the inner oracle, how it ended and the last lines it printed (``--verbose``)."""
 
     def __init__(self, inner: Oracle[T], lines: int, write: Callable[[str], None]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.lines = lines
         self.write = write
         self.count = 0
 
-    @property
-    def identity(self) -> str:
-        return self.inner.identity
-
-    @property
-    def traits(self) -> Traits:
-        return self.inner.traits.passed_on(one_file=None)  # its tests go through this wrapper
-
-    def judge(self, candidate: T) -> Verdict:
-        return self.start(candidate).wait()
-
     def start(self, candidate: T) -> Pending:
         return _EchoPending(self, self.inner.start(candidate))
-
-    def calibrate(self, candidate: T) -> Verdict:
-        return self.inner.calibrate(candidate)
-
-    def close(self) -> None:
-        self.inner.close()
 
     def echo(self, verdict: Verdict) -> None:
         self.count += 1

@@ -37,10 +37,10 @@ import select
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar, cast
 
 from astreduce.errors import UsageError
-from astreduce.oracles import Oracle, Traits, Verdict
+from astreduce.oracles import Oracle, Verdict, Wrapper
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.oracles.recipe import Recipe, rebuild, recipe_of
 
@@ -247,7 +247,7 @@ def connect(address: str, timeout: float | None = None) -> Cluster:
     return Cluster(client, address)
 
 
-class ClusterOracle(Generic[C]):
+class ClusterOracle(Wrapper[C]):
     """An oracle whose tests run on the cluster's workers; the :class:`Oracle` contract, so any job can use it.
 
     ``inner`` is a local copy of the calibrated oracle that never runs a
@@ -257,27 +257,16 @@ class ClusterOracle(Generic[C]):
     """
 
     def __init__(self, cluster: Cluster, recipe: Recipe) -> None:
+        # the local copy, of the oracle the recipe was taken from: it never runs a test, but has its traits
+        super().__init__(cast("Oracle[C]", rebuild(recipe)))
         self.cluster = cluster
         self.recipe = recipe
-        self.inner = rebuild(recipe)
         self.tests_by_worker: Counter[str] = Counter()
         self._shipped = cluster.client.scatter(recipe, broadcast=True, hash=False)
-
-    @property
-    def identity(self) -> str:
-        return self.inner.identity
-
-    @property
-    def traits(self) -> Traits:
-        """The local copy's: it never runs a test, but says what the oracle can do."""
-        return self.inner.traits.passed_on(one_file=None)  # its tests go to the cluster
 
     def calibrate(self, candidate: C) -> Verdict:
         """Calibrated on a worker already (or here, for an adopted oracle): one more run of the original."""
         return self.judge(candidate)
-
-    def judge(self, candidate: C) -> Verdict:
-        return self.start(candidate).wait()
 
     def start(self, candidate: C) -> ClusterPending:
         return ClusterPending(self, self.cluster.submit(run_test, self._shipped, candidate))
