@@ -10,6 +10,7 @@ own milliseconds per test and the oracle's share of the wall clock::
     python bench/own_time.py                          # stdlib_argparse, 1 run
     python bench/own_time.py --cases stdlib_argparse,calc_tokenizer --runs 3
     python bench/own_time.py --profile argparse.prof  # and a cProfile of the first run, in-process
+    python bench/own_time.py --options=--no-confine   # what confinement costs a test
 
 With ``--profile`` the reduction runs in this process under cProfile
 (slower, so its figures are printed apart) and the 25 functions with the
@@ -42,10 +43,14 @@ sys.modules["corpora_tools"] = tools
 _spec.loader.exec_module(tools)
 
 
+#: More options for every run (``--options=--no-confine``).
+EXTRA: list[str] = []
+
+
 def _command(case: "tools.Case", folder: Path, jobs: int) -> list[str]:
     args = [str(folder / a) if (folder / a).is_file() else a for a in case.args]
     return ["reduce", str(folder / case.input_name), *args, "-o", str(folder / "out.py"),
-            "--report", str(folder / "report.json"), "-q", "-j", str(jobs)]
+            "--report", str(folder / "report.json"), "-q", "-j", str(jobs), *EXTRA]
 
 
 def measure(case: "tools.Case", jobs: int) -> dict[str, float]:
@@ -93,7 +98,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs per case (the median is printed; 0 with --profile: only the profile)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--profile", type=Path, help="also profile the first case in-process, into this file")
+    parser.add_argument("--options", default="", help="more astreduce options for every run, e.g. --options=--no-confine")
     args = parser.parse_args()
+    EXTRA[:] = shlex.split(args.options)
     cases = {c.name: c for c in tools.load_cases()}
     unknown = [n for n in args.cases.split(",") if n not in cases]
     if unknown:
