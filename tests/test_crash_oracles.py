@@ -323,3 +323,27 @@ def test_a_test_script_without_its_run_bit_is_refused_in_one_line(tmp_path: Path
     assert done.returncode == 2
     assert done.stderr.strip() == f"astreduce: --test {tmp_path / 'check.sh'}: not executable; make it so (chmod +x {tmp_path / 'check.sh'}) and give it a #! line"
     assert output == ""
+
+
+def test_a_worker_report_right_behind_its_pid_is_read_at_once(tmp_path: Path) -> None:
+    """A fast child's report can reach the pipe with its pid line, in one read: it must not wait for the deadline."""
+    import time
+
+    from astreduce.oracles.worker import Worker
+
+    script = tmp_path / "both_lines.py"
+    script.write_text(
+        "import sys, time\n"
+        "sys.stdin.readline()\n"
+        "sys.stdout.write('{\"pid\": 12345}\\n{\"ending\": \"ok\"}\\n')\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(60)\n"
+    )
+    worker = Worker(sys.executable, script)
+    try:
+        assert worker.send({"source": ""}) == 12345
+        started = time.monotonic()
+        assert worker.receive(started + 30) == {"ending": "ok"}
+        assert worker.receive(time.monotonic() + 0.2) is None  # nothing more: the deadline ends the wait
+    finally:
+        worker.close()

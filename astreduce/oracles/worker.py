@@ -9,6 +9,7 @@ not an interpreter start-up. A worker that dies is started again.
 from __future__ import annotations
 
 import json
+import os
 import select
 import signal
 import subprocess
@@ -35,9 +36,9 @@ WORKER_DIED = "the worker died"
 class Worker:
     """One worker process under the chosen interpreter."""
 
-    def __init__(self, python: str) -> None:
+    def __init__(self, python: str, script: Path = WORKER_SCRIPT) -> None:
         self.popen = subprocess.Popen(
-            [python, "-u", str(WORKER_SCRIPT)],
+            [python, "-u", str(script)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -46,6 +47,8 @@ class Worker:
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin: IO[bytes] = self.popen.stdin
         self.stdout: IO[bytes] = self.popen.stdout
+        self._pending = b""
+        """What the worker wrote after the last whole line read (select() cannot see it in a buffer)."""
         self.busy = False
 
     @property
@@ -71,18 +74,30 @@ class Worker:
             return None
 
     def receive(self, deadline: float) -> dict[str, object] | None:
-        """The next line the worker writes, as JSON; None on a timeout or a dead worker."""
-        remaining = deadline - time.monotonic()
-        if remaining > 0:
-            ready, _, _ = select.select([self.stdout], [], [], remaining)
+        """The next line the worker writes, as JSON; None on a timeout or a dead worker.
+
+        The pipe is read with ``os.read`` into this worker's own buffer: a
+        buffered reader could hold the next line (a child's report right
+        behind its pid) where ``select`` does not look, and the test would
+        wait for its deadline.
+        """
+        fd = self.stdout.fileno()
+        while b"\n" not in self._pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
             if ready:
-                line = self.stdout.readline()  # the worker writes whole lines, unbuffered (-u)
-                try:
-                    report: dict[str, object] = json.loads(line)
-                    return report if isinstance(report, dict) else None
-                except ValueError:
+                chunk = os.read(fd, 65536)
+                if not chunk:  # the worker died
                     return None
-        return None
+                self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        try:
+            report: dict[str, object] = json.loads(line)
+            return report if isinstance(report, dict) else None
+        except ValueError:
+            return None
 
     def close(self) -> None:
         kill_group(self.popen.pid)
