@@ -41,42 +41,14 @@ from astreduce.search.cluster import tests_by_worker
 
 @click.command("compare", cls=GroupedCommand)
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "--strategies",
-    "strategy_names",
-    default=",".join(DEFAULT_STRATEGIES),
-    show_default=True,
-    metavar="NAME,...",
-    help="The strategies to compare, in table order.",
-)
+@click.option("--strategies", "strategy_names", default=",".join(DEFAULT_STRATEGIES), show_default=True, metavar="NAME,...", help="The strategies to compare, in table order.")
 @oracle_options
 @dask_option
 @click.option("-o", "--output", "table_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here too (Markdown with --markdown, else plain text).")
-@click.option(
-    "--csv",
-    "csv_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the table as CSV here.",
-)
-@click.option(
-    "--report",
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the table, each strategy's curve, passes and result as JSON here (- for standard output; --json is an old name).",
-)
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).",
-)
-@click.option(
-    "--grammar",
-    "grammar_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="FILE is data: add a `grammar` row, reduced by its derivation tree under this Lark grammar (the default strategies become lines, chars, tokens).",
-)
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table as CSV here.")
+@click.option("--report", "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table, each strategy's curve, passes and result as JSON here (- for standard output; --json is an old name).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).")
+@click.option("--grammar", "grammar_path", type=click.Path(dir_okay=False, path_type=Path), help="FILE is data: add a `grammar` row, reduced by its derivation tree under this Lark grammar (the default strategies become lines, chars, tokens).")
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
