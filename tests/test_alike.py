@@ -73,3 +73,9 @@ def test_equal_split_keys_mean_equal_code(pair: tuple[str, str]) -> None:
         assert whole[0] == whole[1]
     if whole[0] is not None and whole[0] == whole[1]:
         assert split[0] == split[1]  # and no test is lost: texts alike whole are alike split
+
+
+def test_only_the_first_statement_is_a_docstring_even_after_pass() -> None:
+    key = CodeKey()
+    assert key('pass\n"hello"\n') != key('"hello"\n')
+    assert code_key('pass\n"hello"\n') != code_key('"hello"\n')

@@ -124,11 +124,15 @@ class CodeKey:
         if "__future__" in text:
             return code_key(text)
         starts = [m.start() for m in _STATEMENT_START.finditer(text)]
-        if not starts or starts[0] != 0:
+        first = 0
+        if not starts or starts[0] != 0:  # comments and blank lines before the first statement, or an error
+            if self._statement_key(text[: starts[0] if starts else len(text)]) != self._nothing:
+                return code_key(text)
+            first = 1
             starts.insert(0, 0)
         ends = [*starts[1:], len(text)]
         keys: list[bytes] = []
-        first = 0
+        opening = first
         while first < len(starts):
             # a piece that does not compile ends inside a statement (a docstring's lines, a decorator):
             # it takes the next piece, then the next two, four... until it compiles or the text ends
@@ -136,15 +140,14 @@ class CodeKey:
             while True:
                 last = min(len(starts), first + width) - 1
                 piece = text[starts[first] : ends[last]]
-                # after the first statement a string is no docstring: "pass" before it says so
-                key = self._statement_key(piece if not keys else "pass\n" + piece)
+                # only the module's first statement may be its docstring: "pass" before the others says so
+                key = self._statement_key(piece if first == opening else "pass\n" + piece)
                 if key is not None:
                     break
                 if last == len(starts) - 1:
                     return None  # what comes before ends a statement, so the text does not compile either
                 width *= 2
-            if key != self._nothing:  # comments and blank lines before the first statement
-                keys.append(key)
+            keys.append(key)
             first = last + 1
         return hashlib.blake2b(b"split\0" + b"".join(keys), digest_size=20).digest()
 
