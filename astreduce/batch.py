@@ -28,7 +28,7 @@ from typing import Any
 
 from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import read_source, write_atomically
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import (
     RetryingOracle,

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.errors import ReductionStopped, UsageError
-from astreduce.measure import Size, ast_nodes, measure
+from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import ReduceConfig, Result, Search, StopRequest, reduce_with

@@ -32,7 +32,7 @@ import pytest
 from astreduce import reduce_source
 from astreduce.errors import UsageError
 from astreduce.interpreters import resolve_python
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.oracles import Finished, Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.source.foreign import ForeignParser

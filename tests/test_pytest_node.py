@@ -23,7 +23,7 @@ import pytest
 tomllib = pytest.importorskip("tomllib")
 
 from astreduce.errors import UsageError
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.oracles.signature import neutral
 from astreduce.outcome import Outcome
 from astreduce.pytest_node import PytestOracle, read_project, split_nodeid, without_other_tests

@@ -31,7 +31,7 @@ from astreduce.reduce.report import write_json
 from astreduce.files import write_atomically
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.oracles.options import build_oracle, describe_judgement
 from astreduce.reduce.report import EXIT_INTERRUPTED
 from astreduce.files import check_output_path, read_source

@@ -27,7 +27,7 @@ from astreduce.files import (
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.oracles.options import REDUCING, describe_options
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.reduce.report import is_stdout, write_json, write_report
 from astreduce.reduce.single import ReduceConfig, Result, reduce_with
 from astreduce.reduce.tree import TreeResult, reduce_tree_with, resolve_entry

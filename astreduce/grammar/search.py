@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from astreduce.errors import UsageError
 from astreduce.grammar.derivation import Grammar, RuleNode, render
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.oracles.options import OracleOptions
 from astreduce.search.session import Session
 

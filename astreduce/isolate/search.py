@@ -42,7 +42,7 @@ from astreduce.isolate.changes import (
     unified_diff,
 )
 from astreduce.isolate.trim import sweep, trim
-from astreduce.measure import measure
+from astreduce.source.measure import measure
 from astreduce.oracles import Oracle, plugged
 from astreduce.oracles.options import OracleOptions, build_oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle

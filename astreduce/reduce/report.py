@@ -12,7 +12,7 @@ from typing import Any
 
 from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import write_atomically
-from astreduce.measure import Size
+from astreduce.source.measure import Size
 from astreduce.oracles import confine
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import Result

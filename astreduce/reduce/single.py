@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
-from astreduce.measure import Size, ast_nodes, measure
+from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, plugged
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import EchoingOracle, OracleOptions, build_oracle, require_target

@@ -50,7 +50,7 @@ from typing import Any
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.source.imports import ImportGraph, module_name, modules_of, references
-from astreduce.measure import Size, ast_nodes, measure
+from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.reduce.merge import merge
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
-from astreduce.measure import Size, measure
+from astreduce.source.measure import Size, measure
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome, first_fail
 from astreduce.search.alike import CodeKey

@@ -42,7 +42,7 @@ import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from astreduce.measure import NOT_COUNTED
+from astreduce.source.measure import NOT_COUNTED
 from astreduce.source.tree import Tree
 
 #: Largest result (in tokens) on which the text passes run at all. A linear pass

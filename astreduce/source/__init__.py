@@ -6,5 +6,6 @@
 * :mod:`~astreduce.source.imports` tells who imports whom in a tree of files;
 * :mod:`~astreduce.source.syntax` checks that a text parses (here or under ``--python``);
 * :mod:`~astreduce.source.foreign` reads a tree parsed by another interpreter;
-* :mod:`~astreduce.source.precedence` parenthesises an expression moved to a new place.
+* :mod:`~astreduce.source.precedence` parenthesises an expression moved to a new place;
+* :mod:`~astreduce.source.measure` says how big a text is (tokens, identifiers, bytes, lines).
 """

@@ -17,7 +17,7 @@ another one) or the numbering disagrees with the tree, :func:`analyse`
 returns ``None`` and the transforms propose nothing: they never guess.
 
 The analysis also renders edits, and :func:`shrinks` keeps a proposal only
-when it makes the program smaller (:func:`astreduce.measure.size_change`: a
+when it makes the program smaller (:func:`astreduce.source.measure.size_change`: a
 pass whose net result is not smaller is thrown away, so a proposal that
 grows the program only costs tests). Where substituted text needs
 parentheses is :mod:`astreduce.source.precedence`'s business.
@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from astreduce.measure import size_change
+from astreduce.source.measure import size_change
 from astreduce.source.render import Edit, NodeReducer
 from astreduce.source.tree import OPAQUE, SKIPPED, Tree, is_empty_arguments, numbered
 

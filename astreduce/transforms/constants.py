@@ -13,7 +13,7 @@ from typing import Protocol
 
 from astreduce.source.render import DROP, Edit, Replacement
 from astreduce.transforms import Opportunity, ScopeTransform, Transform
-from astreduce.measure import size_change
+from astreduce.source.measure import size_change
 from astreduce.source.precedence import wrap
 from astreduce.source.scope import Analysis, analyse, shrinks
 from astreduce.source.tree import Tree
