@@ -26,7 +26,8 @@ from astreduce.oracles.tree import encode_tree
 from astreduce.pytest_node.oracle import PytestOracle
 from astreduce.pytest_node.project import Project
 from astreduce.reduce.single import ReduceConfig, StopRequest, make_plan
-from astreduce.reduce.tree import TreeReducer, TreeResult, resume_store
+from astreduce.reduce.tree import TreeReducer, resume_store
+from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.session import ProgressEvent
 
 

@@ -44,22 +44,21 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.source.imports import ImportGraph, module_name, modules_of, references
-from astreduce.source.measure import Size, ast_nodes, measure
+from astreduce.source.measure import Size
 from astreduce.reduce.merge import merge
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.interpreters import version_of
 from astreduce.oracles.trace import TreeTracer
 from astreduce.reduce.single import ReduceConfig, StopRequest, budget_spent, configure_tracing, format_with_black, make_plan, verify_and_format
-from astreduce.reduce.report import passes_report
+from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, SearchFigures, Session, protected_lines
+from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, protected_lines
 from astreduce.search.greedy import apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
@@ -72,153 +71,8 @@ from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_t
 MAX_ROUNDS = 10
 #: Bytes a binary file's text holds after decoding: a NUL, or bytes that are not UTF-8.
 _BINARY = re.compile("[\x00\udc80-\udcff]")
-_PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
-
-
-@dataclass(frozen=True, slots=True)
-class TreeSize:
-    """How big a tree is: its files, and the sums of their sizes."""
-
-    files: int
-    tokens: int
-    bytes: int
-    lines: int
-    identifiers: int
-
-    @property
-    def key(self) -> tuple[int, int, int, int]:
-        """The order in which "smaller" is judged: files, then as for one file."""
-        return (self.files, self.tokens, self.identifiers, self.bytes)
-
-    def as_size(self) -> Size:
-        return Size(self.tokens, self.bytes, self.lines, self.identifiers)
-
-
-class _Sizes:
-    """Sizes of files, measured once per text: a tree's size changes one file at a time."""
-
-    def __init__(self) -> None:
-        self._cache: dict[str, Size] = {}
-
-    def file(self, text: str) -> Size:
-        size = self._cache.get(text)
-        if size is None:
-            if len(self._cache) > 512:
-                self._cache.clear()
-            size = self._cache[text] = measure(text)
-        return size
-
-    def tree(self, tree: Mapping[str, str]) -> TreeSize:
-        sizes = [self.file(text) for text in tree.values()]
-        return TreeSize(
-            files=len(sizes),
-            tokens=sum(s.tokens for s in sizes),
-            bytes=sum(s.bytes for s in sizes),
-            lines=sum(s.lines for s in sizes),
-            identifiers=sum(s.identifiers for s in sizes),
-        )
-
-
-def is_python(path: str, text: str) -> bool:
-    """A file to reduce as Python: by its suffix, or a ``#!`` line naming python."""
-    if path.endswith(_PYTHON_SUFFIXES):
-        return True
-    first = text.split("\n", 1)[0]
-    return first.startswith("#!") and "python" in first
-
-
 def _digest(tree: Mapping[str, str]) -> bytes:
     return hashlib.blake2b(encode_tree(tree).encode("utf-8", "surrogateescape"), digest_size=20).digest()
-
-
-@dataclass
-class FileFigures:
-    """One input file: its size before and after, and what became of it."""
-
-    path: str
-    input: Size
-    output: Size | None
-    """``None`` when the file is gone (deleted or merged)."""
-    fate: str
-    """``unchanged``, ``reduced``, ``deleted``, or ``merged into PATH``."""
-
-
-@dataclass
-class TreeResult(SearchFigures):
-    """What a multi-file reduction produced, with the figures of its report."""
-
-    tree: dict[str, str]
-    original: dict[str, str]
-    merges: list[tuple[str, str]]
-    """(module, importer) for every merge, in order."""
-    input_size: TreeSize
-    output_size: TreeSize
-    resumed: int = 0
-    """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
-
-    def files(self) -> list[FileFigures]:
-        into = dict(self.merges)
-        figures = []
-        for path in sorted(self.original):
-            before = measure(self.original[path])
-            if path in self.tree:
-                fate = "unchanged" if self.tree[path] == self.original[path] else "reduced"
-                figures.append(FileFigures(path, before, measure(self.tree[path]), fate))
-                continue
-            home = path
-            while home in into:
-                home = into[home]
-            if home == path:
-                fate = "deleted"
-            elif home in self.tree:
-                fate = f"merged into {home}"
-            else:
-                fate = f"deleted (after merging into {into[path]})"
-            figures.append(FileFigures(path, before, None, fate))
-        return figures
-
-    def report(self, input_path: str | None, output_path: str | None) -> dict[str, Any]:
-        """The JSON report: DESIGN.md's fields for the whole tree, then per-file figures."""
-
-        def size(path: str | None, tree: Mapping[str, str], total: TreeSize) -> dict[str, Any]:
-            nodes = [ast_nodes(t) for p, t in tree.items() if is_python(p, t)]
-            return {
-                "path": path,
-                "files": total.files,
-                "bytes": total.bytes,
-                "lines": total.lines,
-                "tokens": total.tokens,
-                "ast_nodes": None if any(n is None for n in nodes) else sum(n or 0 for n in nodes),
-            }
-
-        def file_size(value: Size | None) -> dict[str, int] | None:
-            return None if value is None else {"bytes": value.bytes, "lines": value.lines, "tokens": value.tokens}
-
-        return {
-            "input": size(input_path, self.original, self.input_size),
-            "output": size(output_path, self.tree, self.output_size),
-            "files": [
-                {"path": f.path, "input": file_size(f.input), "output": file_size(f.output), "fate": f.fate}
-                for f in self.files()
-            ],
-            "merges": [{"module": module, "into": importer} for module, importer in self.merges],
-            "tests": self.tests,
-            "cache_hits": self.cache_hits,
-            "seconds": round(self.seconds, 3),
-            "oracle_seconds": round(self.oracle_seconds, 3),
-            "strategy": self.strategy,
-            "passes": passes_report(self.passes),
-            "verified": self.verified,
-            "formatted": self.formatted,
-            "interrupted": self.interrupted,
-            "history": [list(point) for point in self.history],
-            "notes": self.notes,
-            "speculative": self.speculative,
-            "syntax_rejections": self.syntax_rejections,
-            "resumed": self.resumed,
-            "budget_ended": self.budget_ended,
-            "target": self.target,
-        }
 
 
 class StatementDeletion(Transform):
@@ -290,7 +144,7 @@ class TreeReducer:
         self.on_improve = on_improve
         self.on_progress = on_progress
         self.stop = stop
-        self.sizes = _Sizes()
+        self.sizes = TreeSizes()
         self.original = dict(original)
         self.best = dict(original)
         self.best_size = self.original_size = self.sizes.tree(original)
