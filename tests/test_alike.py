@@ -26,56 +26,50 @@ TRICKY = {
 }
 
 
-@pytest.mark.parametrize("text", TRICKY.values(), ids=TRICKY.keys())
+TRICKY_CLASSES = {
+    "decorated class": "import functools\n@functools.total_ordering\nclass A:\n    def __lt__(self, o):\n        return 1\n",
+    "decorator, then function, then class": "@f\n@g\ndef h():\n    x = 1\n    y = x\nclass A:\n    z = 2\n",
+    "docstring of a class at column 0": 'class A:\n    """Doc.\n\nx = 1\n"""\n    y = 2\n',
+    "header over lines": "class A(\n    object,\n):\n    x = 1\n    y = 2\n",
+    "decorated methods": "class A:\n    @property\n    def x(self):\n        return 1\n    @x.setter\n    def x(self, v):\n        pass\n",
+    "global in the body": "class A:\n    x = 1\n    global x\n",
+    "comment at column 0 in the body": "class A:\n    x = 1\n# note\n    y = 2\n",
+    "else of a member": "class A:\n    if 1:\n        x = 1\n    else:\n        x = 2\n",
+    "body on the class line": "class A: x = 1\nclass B:\n    y = 2\n",
+}
+
+
+@pytest.mark.parametrize("text", [*TRICKY.values(), *TRICKY_CLASSES.values()], ids=[*TRICKY, *TRICKY_CLASSES])
 def test_a_tricky_text_compiles_or_not_as_a_whole(text: str) -> None:
     assert (CodeKey()(text) is None) == (code_key(text) is None)
+    assert (CodeKey(class_from=0)(text) is None) == (code_key(text) is None)
 
 
-def test_layout_and_comments_are_alike_and_code_is_not() -> None:
+def test_a_global_statement_changes_the_key_of_the_statements_after_it() -> None:
+    # "global x" compiles alone to no code at all, yet makes "x = 1" after it store a global
+    for key in (CodeKey(), CodeKey(class_from=0)):
+        assert key("global x\nx = 1\n") != key("global y\nx = 1\n")
+        assert key("class A:\n    global x\n    x = 1\n") != key("class A:\n    global y\n    x = 1\n")
+        assert key("x = 1\nglobal x\n") is None  # assigned before its global declaration: no program
+
+
+def test_members_are_keyed_under_their_class_name() -> None:
+    key = CodeKey(class_from=0)
+    mangled = "class {}:\n    def f(self):\n        return self.__x\n    def g(self):\n        return super().g()\n"
+    assert key(mangled.format("A")) != key(mangled.format("B"))  # self.__x is self._A__x in A
+    assert key(mangled.format("A")) == key(mangled.format("A").replace("self):", "self):  # note"))
+    assert key('class A:\n    "Doc."\n    x = 1\n') != key('class A:\n    x = 1\n    "Doc."\n')
+
+
+def test_a_changed_method_compiles_the_method_not_the_class() -> None:
+    source = (STDLIB / "argparse.py").read_text()
     key = CodeKey()
-    assert key("x = 1\ndef f():\n    return x\n") == key("# c\nx = (1)\n\n\ndef f():  # c\n    return x\n")
-    assert key("x = 1\ndef f():\n    return x\n") != key("x = 1\ndef f():\n    return -x\n")
-
-
-def test_a_string_after_the_first_statement_is_no_docstring() -> None:
-    key = CodeKey()
-    assert key('x = 1\n"hello"\n') != key('x = 1\n__doc__ = "hello"\n')
-    assert key('"hello"\nx = 1\n') == key('"hello"  # the docstring\nx = 1\n')
-
-
-@st.composite
-def edited(draw: st.DrawFn) -> tuple[str, str]:
-    """Two edits of one stdlib module: lines deleted, comments and blank lines added."""
-    lines = draw(st.sampled_from(SOURCES)).splitlines(keepends=True)
-
-    def edit() -> str:
-        out = list(lines)
-        for _ in range(draw(st.integers(0, 3))):
-            at = draw(st.integers(0, len(out) - 1))
-            out[at : at + draw(st.integers(1, 3))] = []
-        for _ in range(draw(st.integers(0, 2))):
-            at = draw(st.integers(0, len(out)))
-            out[at:at] = [draw(st.sampled_from(["# note\n", "\n", "    # indented note\n"]))]
-        return "".join(out)
-
-    return edit(), edit()
-
-
-@settings(max_examples=60, deadline=None)
-@given(edited())
-def test_equal_split_keys_mean_equal_code(pair: tuple[str, str]) -> None:
-    key = CodeKey()
-    first, second = pair
-    split = key(first), key(second)
-    whole = code_key(first), code_key(second)
-    assert [k is None for k in split] == [k is None for k in whole]
-    if split[0] is not None and split[0] == split[1]:
-        assert whole[0] == whole[1]
-    if whole[0] is not None and whole[0] == whole[1]:
-        assert split[0] == split[1]  # and no test is lost: texts alike whole are alike split
-
-
-def test_only_the_first_statement_is_a_docstring_even_after_pass() -> None:
-    key = CodeKey()
-    assert key('pass\n"hello"\n') != key('"hello"\n')
-    assert code_key('pass\n"hello"\n') != code_key('"hello"\n')
+    key(source)
+    before = key.compiled
+    start = source.index("    def _get_positional_actions(self):")
+    end = source.index("    def ", start + 1)
+    assert key(source[:start] + source[end:]) is not None
+    assert key.compiled == before  # a method deleted: every other member's key is known
+    changed = source[:start] + source[start:end].replace("if not action.option_strings", "if not action") + source[end:]
+    assert key(changed) not in (None, key(source))
+    assert key.compiled == before + 1  # that method under the class's header, not the 38 KB class

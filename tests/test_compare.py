@@ -364,10 +364,11 @@ def test_cli_writes_table_csv_json_and_plot(
     for record, row in zip(records, data["rows"]):
         # the exec oracle and the in-process one judge alike: the same candidates, the same
         # results; the exec oracle runs fewer of them (a candidate with the byte code of
-        # one already run, such as one with redundant parentheses, is a cache hit there)
+        # one already run, such as one with redundant parentheses, is a cache hit there,
+        # and one that does not compile is UNRESOLVED without a test)
         same = expected[record["strategy"]]
         assert int(record["tests"]) == row["tests"] <= same.tests
-        assert row["tests"] + row["cache_hits"] == same.tests + same.cache_hits
+        assert row["tests"] + row["cache_hits"] <= same.tests + same.cache_hits
         assert int(record["tokens"]) == row["tokens"] == same.tokens
         assert record["verified"] == "True" and row["verified"] is True
         assert row["output"] == same.text

@@ -39,6 +39,7 @@ from pathlib import Path
 from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
 from astreduce.oracles.confine import die_with_parent
+from astreduce.oracles.forkserver import ForkServer, fork_server, forget_server
 from astreduce.oracles.trace import tracer_under
 from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, enter_test_folder, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
@@ -64,6 +65,8 @@ class Job:
         """What the child writes into its folder itself: the folder may serve again when nothing else is left."""
         self.keep_output = False
         """Read the end of what the test printed into its run (``--verbose``)."""
+        self.server: ForkServer | None = None
+        """The fork server whose child runs the test (it knows how the child exited)."""
         self.exit_status: int | None = None
         """For a script run in the child (``forked_tree``): the status ``python SCRIPT`` would exit with."""
         # with a CPU budget, the first look is when the child could have spent it
@@ -139,6 +142,19 @@ class Job:
         run, self.exit_status = _decode_report(self._buffer, seconds)
         self._finish(run, eof=not chunk)
 
+    def _wait_for_exit(self) -> int:
+        """The child's wait status, once it has exited (from the fork server that forked it, if one did)."""
+        if self.server is not None:
+            try:
+                return self.server.status(self.pid)
+            except OSError:  # the server died, and its children with it
+                forget_server()
+                return 0
+        try:
+            return os.waitpid(self.pid, 0)[1]
+        except ChildProcessError:  # reaped already (an interrupt arrived after the wait)
+            return 0
+
     def _finish(self, run: Run, eof: bool = False) -> None:
         if self._run is not None:
             return
@@ -151,10 +167,7 @@ class Job:
             reap(self.pid)
             self.cap.release_unused()
         else:
-            try:
-                _, status = os.waitpid(self.pid, 0)
-            except ChildProcessError:  # reaped already (an interrupt arrived after the wait)
-                pass
+            status = self._wait_for_exit()
             self.cap.kill_all()  # after the wait: an unreaped child would still count as a member
         if eof and run.ending == "crash" and not run.detail:
             if os.WIFSIGNALED(status):
@@ -232,15 +245,30 @@ class Spare:
     def __init__(self, limits: Limits) -> None:
         self.workdir = make_workdir()
         self.limits = limits
-        command_read, self.command_fd = os.pipe()
-        self.report_fd, report_write = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: never returns
-            os.close(self.command_fd)
-            os.close(self.report_fd)
-            _spare_main(command_read, report_write, self.workdir, limits)
+        self.server: ForkServer | None = None
+        """The fork server whose child this is (None: forked here, when no server could serve)."""
+        try:
+            fork_server(_served_spare_main)  # started before the pipes, which are not the server's
+        except OSError:
+            pass
+        command_read, self.command_fd = os.pipe()
+        self.report_fd, report_write = os.pipe()
+        for _ in range(2):  # a server that died (a candidate without confinement may kill it) is replaced
+            try:
+                self.server = fork_server(_served_spare_main)
+                self.pid = self.server.spawn(command_read, report_write, self.workdir, astuple(limits))
+                break
+            except OSError:
+                forget_server()
+                self.server = None
+        else:  # no server serves: fork here
+            self.pid = os.fork()
+            if self.pid == 0:  # the child: never returns
+                os.close(self.command_fd)
+                os.close(self.report_fd)
+                _spare_main(command_read, report_write, self.workdir, limits)
         os.close(command_read)
         os.close(report_write)
         try:
@@ -291,7 +319,9 @@ def start_in_spare(
         if spare.send(message):
             break
         spare = None
-    return Job(spare.pid, spare.report_fd, spare.workdir, timeout, cap, cpu_timeout), Spare(limits)
+    job = Job(spare.pid, spare.report_fd, spare.workdir, timeout, cap, cpu_timeout)
+    job.server = spare.server
+    return job, Spare(limits)
 
 
 #: Spares not yet handed a test: discarded at exit, so that none leaves its folder behind.
@@ -371,7 +401,16 @@ class ExecOracle:
         return Traits(
             python=self.python_path, target=target.describe() if target is not None else "",
             tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
-            compiles=self.compiles if target is not None and not target.is_syntax_error and self.compiles_here else None,
+            compiles=self.compiles if self._compiles_alone(target) else None,
+        )
+
+    def _compiles_alone(self, target: Target | None) -> bool:
+        """Whether a candidate that does not compile here can never be interesting: the target is no
+        SyntaxError, this ``compile`` is the candidates', and ``--append`` compiles on its own (is not
+        glued to the candidate's last lines)."""
+        return (
+            target is not None and not target.is_syntax_error and self.compiles_here
+            and (not self.append or self._append_code() is not None)
         )
 
     python_path = sys.executable
@@ -553,6 +592,11 @@ def _compile(source: str, path: str) -> types.CodeType | Run:
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise
         return Run("syntax", exception=type(error).__qualname__, message=syntax_message(error))
+
+
+def _served_spare_main(command_fd: int, report_fd: int, workdir: str, limits: tuple[object, ...]) -> None:
+    """A spare forked by the fork server (its limits come as a tuple)."""
+    _spare_main(command_fd, report_fd, workdir, Limits(*limits))
 
 
 def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits) -> None:

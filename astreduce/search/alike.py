@@ -23,7 +23,9 @@ it compile, is keyed whole.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import re
+import symtable
 import time
 import types
 import warnings
@@ -37,7 +39,20 @@ __all__ = ["CodeKey", "code_key"]
 #: Where a top-level statement may start: a line's first character, not blank, not a comment, not what
 #: continues the statement before (a closing bracket, ``else``, ``elif``, ``except``, ``finally``); a
 #: decorator's line starts its function's statement, and the lines after it are that statement's.
-_STATEMENT_START = re.compile(r"^(?![\s#)\]}]|(?:else|elif|except|finally)\b)", re.M)
+_STARTS = r"(?![\s#)\]}]|(?:else|elif|except|finally)\b)"
+_STATEMENT_START = re.compile(_STARTS)
+_NEXT_STATEMENT = re.compile(r"\n" + _STARTS)  # a newline first: the regex engine finds them fast
+
+
+def _starts(text: str, first: re.Pattern[str], after: re.Pattern[str]) -> list[int]:
+    """Where pieces of ``text`` may start (at their lines' first character): at 0 if ``first`` matches there,
+    then after the newline of each match of ``after`` (``first`` after a newline)."""
+    starts = [m.start() + 1 for m in after.finditer(text)]
+    if first.match(text):
+        starts.insert(0, 0)
+    return starts
+
+
 #: Statement texts keyed and kept (the oldest is dropped first).
 _KEPT = 4096
 
@@ -51,50 +66,88 @@ def _compiled(text: str) -> types.CodeType | None:
         return None
 
 
+#: compile()'s flags that tell input which more lines may complete (``codeop``'s) from a plain error.
+_INCOMPLETE_FLAGS = 0x4000 | 0x200  # PyCF_ALLOW_INCOMPLETE_INPUT | PyCF_DONT_IMPLY_DEDENT
+
+
+def _incomplete(text: str) -> bool:
+    """Whether ``text``, which does not compile, may compile with more lines after it (an open bracket,
+    string or block, a decorator, a backslash): only then can a piece of a candidate take the next."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<candidate>", "exec", _INCOMPLETE_FLAGS, dont_inherit=True)
+    except SyntaxError as error:
+        return error.msg == "incomplete input"
+    except ValueError as error:  # flags this Python does not know (before 3.11): more lines may help
+        return "flags" in str(error)
+    except (RecursionError, MemoryError):
+        return False
+    return True  # compiles with the flags, not without: the last piece without its newline, say
+
+
 def code_key(text: str) -> bytes | None:
     """A digest of ``text``'s byte code without positions (None if it does not compile), compiled whole."""
     return _whole_key(_compiled(text))
 
 
 def _whole_key(code: types.CodeType | None) -> bytes | None:
-    if code is None:
-        return None
-    parts: list[str] = ["whole"]
-    _code_parts(code, parts)
-    return digest("\0".join(parts))
+    return None if code is None else _code_digest(code, b"whole")
 
 
-def _code_parts(code: types.CodeType, parts: list[str]) -> None:
-    """What a code object does, its nested code objects included, without line or column numbers."""
-    parts += [
-        code.co_code.hex(),
-        repr(
-            (
-                code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
-                code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
-                getattr(code, "co_qualname", ""), getattr(code, "co_exceptiontable", b""),
+def _code_digest(code: types.CodeType, kind: bytes) -> bytes:
+    """A digest of what a code object does, its nested code objects included, without line or column
+    numbers (``kind`` says what was compiled: a whole text, a statement...)."""
+    hashed = hashlib.blake2b(kind, digest_size=20)
+    stack = [code]
+    while stack:
+        code = stack.pop()
+        hashed.update(code.co_code)
+        nested = [c for c in code.co_consts if type(c) is types.CodeType]
+        hashed.update(
+            _serialised(
+                (
+                    code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+                    code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+                    getattr(code, "co_qualname", ""), getattr(code, "co_exceptiontable", b""),
+                    tuple(_constant(c) for c in code.co_consts),
+                    bytes(_CONSTANT_KINDS.get(type(c), 0) for c in code.co_consts),  # which marks are marks
+                )
             )
-        ),
-    ]
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            parts.append("code")
-            _code_parts(constant, parts)
-        else:
-            parts.append(_constant(constant))
+        )
+        stack.extend(reversed(nested))
+    return hashed.digest()
 
 
-def _constant(value: object) -> str:
-    """A constant's spelling, with its type (``1`` and ``1.0`` and ``True`` differ)."""
-    if isinstance(value, frozenset):
-        return "frozenset" + repr(sorted(_constant(v) for v in value))
-    if isinstance(value, tuple):
-        return "tuple(" + ",".join(_constant(v) for v in value) + ")"
-    return type(value).__name__ + ":" + repr(value)
+_CONSTANT_KINDS = {types.CodeType: 1, frozenset: 2}
+
+
+def _constant(value: object) -> object:
+    """A constant as it is serialised: a nested code object by a mark (its own code follows), a
+    frozenset's elements in one order whatever order the set iterates in."""
+    if type(value) is types.CodeType:
+        return Ellipsis, "code"
+    if type(value) is frozenset:
+        return Ellipsis, "frozenset", tuple(sorted(_serialised(v) for v in value))
+    return value
+
+
+def _serialised(value: object) -> bytes:
+    """``value``'s bytes, with its types (``1``, ``1.0`` and ``True`` differ): marshal's format 2 (no
+    references, so equal values spell alike whoever holds them)."""
+    try:
+        return marshal.dumps(value, 2)
+    except ValueError:  # a constant marshal does not know (a slice in a newer Python): its spelling
+        return repr(value).encode("utf-8", "surrogateescape")
 
 
 class CodeKey:
     """:func:`code_key` statement by statement, each statement's key computed once per reduction.
+
+    A large class is keyed member by member the same way (each member
+    compiled under the class's header, so names mangle and ``super()`` binds
+    as in the whole), so a candidate that changes one method of a 38 KB
+    class compiles that method, not the class.
 
     With ``compile`` (the exec oracle's, which keeps the code for the
     candidate's test), a text shorter than ``whole_below`` is keyed by the
@@ -104,15 +157,19 @@ class CodeKey:
     text split and of a text compiled whole never meet (each says which it is).
     """
 
-    def __init__(self, compile: Callable[[str], types.CodeType | None] | None = None, whole_below: int = PRECOMPILE_LIMIT) -> None:
+    def __init__(
+        self, compile: Callable[[str], types.CodeType | None] | None = None, whole_below: int = PRECOMPILE_LIMIT, class_from: int = 2048
+    ) -> None:
         self._compile = compile
         self._whole_below = whole_below
+        self._class_from = class_from
+        """Classes this long or longer are keyed member by member (a shorter one compiles faster than it splits)."""
         self.compile_seconds = 0.0
         """Seconds in ``compile``: the oracle's own compile, whose code a test of the candidate runs."""
-        self._statements: dict[bytes, bytes | None] = {}
+        self._units: dict[tuple[str, bytes], bytes | None | _Whole] = {}
         self.compiled = 0
-        """Statements compiled so far (the cache's misses), for benchmarks."""
-        self._nothing = self._statement_key("")
+        """Units (statements, class members) compiled so far (the cache's misses), for benchmarks."""
+        self._nothing = self._unit_key("")
 
     def __call__(self, text: str) -> bytes | None:
         if self._compile is not None and len(text) < self._whole_below:
@@ -123,46 +180,126 @@ class CodeKey:
             return _whole_key(code)
         if "__future__" in text:
             return code_key(text)
-        starts = [m.start() for m in _STATEMENT_START.finditer(text)]
+        starts = _starts(text, _STATEMENT_START, _NEXT_STATEMENT)
         first = 0
         if not starts or starts[0] != 0:  # comments and blank lines before the first statement, or an error
-            if self._statement_key(text[: starts[0] if starts else len(text)]) != self._nothing:
+            if self._unit_key(text[: starts[0] if starts else len(text)]) != self._nothing:
                 return code_key(text)
             first = 1
             starts.insert(0, 0)
+        keys = self._pieces(text, starts, self._module_unit, first)
+        if keys is _WHOLE:
+            return code_key(text)
+        return _join(b"split", keys) if isinstance(keys, list) else None
+
+    def _module_unit(self, piece: str, first: bool) -> bytes | None | _Whole:
+        """A top-level statement's key: only the module's first statement may be its docstring
+        ("pass" before the others says so); a large class is keyed member by member."""
+        if len(piece) >= self._class_from and _CLASS_LINE.search(piece, 0, _HEADER_LOOKS) is not None:
+            key = self._class_key(piece)
+            if key is not _UNSPLIT:
+                return key
+        return self._unit_key(piece, "" if first else "pass\n")
+
+    def _class_key(self, piece: str) -> bytes | None | _Whole:
+        """A class statement's key from its members' (:data:`_UNSPLIT`: not a class this can split; then
+        the statement is keyed whole, as is one whose body declares a name ``global``)."""
+        line = _CLASS_LINE.search(piece, 0, _HEADER_LOOKS)
+        if line is None or _NOT_A_DECORATOR.search(piece, 0, line.start()) is not None:
+            return _UNSPLIT  # only decorators may come before the class line
+        body = _BODY_LINE.search(piece, line.end())
+        if body is None:
+            return _UNSPLIT
+        header, indent = piece[: body.start()], body.group(1)
+        if not isinstance(self._unit_key(indent + "pass\n", header), bytes):  # a header over several lines, say
+            return _UNSPLIT
+        body_text = piece[body.start() :]
+        member = re.compile(re.escape(indent) + _STARTS)
+        starts = _starts(body_text, member, re.compile("\n" + member.pattern))
+        if not starts or starts[0] != 0:
+            return _UNSPLIT
+        others = header + indent + "pass\n"  # only the first member may be the class's docstring
+        keys = self._pieces(body_text, starts, lambda member, first: self._unit_key(member, header if first else others), 0)
+        if not isinstance(keys, list):
+            return keys
+        return _join(b"class", keys)
+
+    def _pieces(
+        self, text: str, starts: list[int], unit: Callable[[str, bool], bytes | None | _Whole], first: int
+    ) -> list[bytes] | None | _Whole:
+        """The keys of ``text`` cut at ``starts``: a piece that is incomplete ends inside a statement (a
+        docstring's lines, a decorator), so it takes the next piece, then the next two, four... until it
+        compiles; :data:`_MORE` if the text ends first, None if a piece has an error no more lines mend
+        (then the text does not compile whole either)."""
         ends = [*starts[1:], len(text)]
         keys: list[bytes] = []
-        opening = first
-        while first < len(starts):
-            # a piece that does not compile ends inside a statement (a docstring's lines, a decorator):
-            # it takes the next piece, then the next two, four... until it compiles or the text ends
+        opening = index = first
+        while index < len(starts):
             width = 1
             while True:
-                last = min(len(starts), first + width) - 1
-                piece = text[starts[first] : ends[last]]
-                # only the module's first statement may be its docstring: "pass" before the others says so
-                key = self._statement_key(piece if first == opening else "pass\n" + piece)
-                if key is not None:
+                last = min(len(starts), index + width) - 1
+                key = unit(text[starts[index] : ends[last]], index == opening)
+                if key is _WHOLE or key is None:
+                    return key  # None: an error no line after it mends, so the text does not compile either
+                if key is not _MORE:
                     break
                 if last == len(starts) - 1:
-                    return None  # what comes before ends a statement, so the text does not compile either
+                    return _MORE  # the text ends first: what comes after it (if anything) must complete it
                 width *= 2
+            assert isinstance(key, bytes)
             keys.append(key)
-            first = last + 1
-        return hashlib.blake2b(b"split\0" + b"".join(keys), digest_size=20).digest()
+            index = last + 1
+        return keys
 
-    def _statement_key(self, statement: str) -> bytes | None:
-        seen = digest(statement)
-        if seen in self._statements:
-            return self._statements[seen]
-        code = _compiled(statement)
-        key = None
-        if code is not None:
-            parts: list[str] = []
-            _code_parts(code, parts)
-            key = digest("\0".join(parts))
+    def _unit_key(self, piece: str, before: str = "") -> bytes | None | _Whole:
+        """The key of ``before + piece`` compiled: None if it does not compile, :data:`_MORE` if lines after
+        it may complete it, :data:`_WHOLE` if it declares a name ``global`` at its own level (which changes
+        how the statements after it compile). Looked up without joining the two (``before`` is short)."""
+        seen = (before, digest(piece))
+        if seen in self._units:
+            return self._units[seen]
+        unit = before + piece
+        code = _compiled(unit)
+        key: bytes | None | _Whole = None
+        if code is None:
+            key = _MORE if _incomplete(unit) else None
+        else:
+            if ("global" in unit or "nonlocal" in unit) and _declares_global(unit):
+                key = _WHOLE
+            else:
+                key = _code_digest(code, b"unit")
         self.compiled += 1
-        if len(self._statements) >= _KEPT:
-            del self._statements[next(iter(self._statements))]
-        self._statements[seen] = key
+        if len(self._units) >= _KEPT:
+            del self._units[next(iter(self._units))]
+        self._units[seen] = key
         return key
+
+
+class _Whole:
+    """What :meth:`CodeKey._unit_key` says of a unit that is no key (which one: :data:`_WHOLE`, :data:`_MORE`)."""
+
+
+_WHOLE = _Whole()
+"""The text must be compiled whole."""
+_MORE = _Whole()
+"""The unit is incomplete: the piece takes the next."""
+_UNSPLIT = _Whole()
+"""Not a class :meth:`CodeKey._class_key` can key member by member."""
+#: How far into a top-level statement its ``class`` line is looked for (past the decorators).
+_HEADER_LOOKS = 1024
+_CLASS_LINE = re.compile(r"^class\b[^\n]*\n", re.M)
+#: A line before the class line that is no decorator's (nor a comment or a decorator's continuation).
+_NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.M)
+#: The class body's first line: indented, not blank, not a comment.
+_BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.M)
+
+
+def _join(kind: bytes, keys: list[bytes]) -> bytes:
+    return hashlib.blake2b(kind + b"\0" + b"".join(keys), digest_size=20).digest()
+
+
+def _declares_global(unit: str) -> bool:
+    """Whether ``unit`` (which compiles) declares a name global or nonlocal at module level or in a top-level class's body."""
+    table = symtable.symtable(unit, "<candidate>", "exec")
+    scopes = [table, *(child for child in table.get_children() if child.get_type() == "class")]
+    return any(symbol.is_declared_global() or symbol.is_nonlocal() for scope in scopes for symbol in scope.get_symbols())

@@ -313,6 +313,11 @@ class Session:
                 spent = self.alike.compile_seconds
                 kind = self.alike(text)
                 self.oracle_seconds += self.alike.compile_seconds - spent  # the oracle's compile, for its test
+                if kind is None and self.compiles is not None:
+                    # it does not compile: under an exec oracle its test would end in a SyntaxError, not the target
+                    self._cache[key] = Outcome.UNRESOLVED
+                    self.syntax_rejections += 1
+                    return True
             if kind is not None:
                 if kind in self._by_kind:
                     self._cache[key] = self._by_kind[kind]
