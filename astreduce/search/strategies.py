@@ -258,6 +258,8 @@ class Plan:
     """The last text parsed and its tree (trees are never changed by passes)."""
     confirming: bool = False
     """``auto``'s current round tests again every stale single deletion whose names changed (see :func:`run_auto`)."""
+    levels: tuple[Tree, dict[tuple[str, str], _Levels]] | None = None
+    """The deletion phases' proposals by level on the last tree they were asked of (see :func:`_levels`)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
     """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
     dormant: set[str] = field(default_factory=set)
@@ -323,6 +325,37 @@ def _statement_level(tree: Tree, node_id: int) -> int:
     return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
 
 
+@dataclass(frozen=True)
+class _Levels:
+    """A deletion phase's proposals on one tree by level (statements: nesting; elements: depth)."""
+
+    proposals: dict[int, list[Opportunity]]
+    deepest: int
+    """The deepest level a node of the phase's kind has (its passes go on while one is left, proposals or not)."""
+
+
+def _levels(plan: Plan, tree: Tree, transform: Transform, kind: str) -> _Levels:
+    """The proposals of ``transform`` on ``tree`` by level, found once per tree and phase (not once per level)."""
+    if plan.levels is None or plan.levels[0] is not tree:
+        plan.levels = (tree, {})
+    known = plan.levels[1]
+    if (kind, transform.name) not in known:
+        by_level: dict[int, list[Opportunity]] = {}
+        if kind == "statements":
+            level = {n.id: _statement_level(tree, n.id) for n in tree.nodes[1:] if is_statement(n.kind)}
+            for o in transform.opportunities(tree):
+                if o.target in level:
+                    by_level.setdefault(level[o.target], []).append(o)
+            deepest = max(level.values(), default=-1)
+        else:
+            for o in transform.opportunities(tree):
+                if not is_statement(tree.nodes[o.target].kind):
+                    by_level.setdefault(tree.nodes[o.target].depth, []).append(o)
+            deepest = max(n.depth for n in tree.nodes)
+        known[(kind, transform.name)] = _Levels(by_level, deepest)
+    return known[(kind, transform.name)]
+
+
 #: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
 _REPLACING = sweeping_once(apply_greedily)
 _CONFIRMING = sweeping_once(apply_greedily_confirming)
@@ -364,28 +397,15 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
     offered: dict[int, list[Opportunity]] = {}  # a ranked phase's proposals, found once however many ranks sleep
     while found is None and phase < len(phases):
         kind, transform = phases[phase]
-        if kind == "statements":
-            proposals = [
-                o for o in transform.opportunities(tree)
-                if is_statement(tree.nodes[o.target].kind) and _statement_level(tree, o.target) == step
-            ]
-            if not proposals and not any(
-                is_statement(n.kind) and _statement_level(tree, n.id) >= step for n in tree.nodes[1:]
-            ):
+        if kind in ("statements", "elements"):
+            step = max(step, 1) if kind == "elements" else step  # elements: from depth 1 (the module is 0)
+            levels = _levels(plan, tree, transform, kind)
+            if step > levels.deepest:
                 phase, step = phase + 1, 0
                 continue
-            label, search = f"delete statements, level {step}", _deleting(plan)
-        elif kind == "elements":
-            if step == 0:
-                step = 1
-            if step > max(n.depth for n in tree.nodes):
-                phase, step = phase + 1, 0
-                continue
-            proposals = [
-                o for o in transform.opportunities(tree)
-                if tree.nodes[o.target].depth == step and not is_statement(tree.nodes[o.target].kind)
-            ]
-            label, search = f"delete, depth {step}", _deleting(plan)
+            proposals = levels.proposals.get(step, [])
+            label = f"delete statements, level {step}" if kind == "statements" else f"delete, depth {step}"
+            search = _deleting(plan)
         else:
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
             if phase not in offered:

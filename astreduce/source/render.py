@@ -15,6 +15,7 @@ part of the tree plus one string join (DESIGN.md, "measured costs").
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -171,23 +172,51 @@ class _Render:
         return self.splice(element.start, element.end, element.nodes)
 
     def sequence(self, sequence: Sequence) -> str:
+        """The sequence with its elements' edits: only the elements an edit touches are visited; the
+        runs of elements between them are copied as one slice each."""
         elements = sequence.elements
-        kept = [i for i, e in enumerate(elements) if self.edits.get(e.key) is not DROP]
-        if len(kept) == len(elements):
-            return self.splice(sequence.start, sequence.end, _flat_nodes(elements))
-        if not kept:
+        touched = self._touched(sequence)
+        dropped = [i for i in touched if self.edits.get(elements[i].key) is DROP]
+        if not dropped:
+            return self.splice(sequence.start, sequence.end, [n for i in touched for n in elements[i].nodes])
+        if len(dropped) == len(elements):
             return sequence.empty
         text = self.text
-        out = [self.element(elements[kept[0]])]
-        for previous, current in zip(kept, kept[1:]):
-            out.append(text[elements[previous].end : elements[previous + 1].start])
-            out.append(self.element(elements[current]))
-        last = kept[-1]
+        out: list[str] = []
+        last = -1  # the last kept element so far
+        begin = 0
+        for end in [*dropped, len(elements)]:  # the runs of kept elements between dropped ones
+            if end > begin:
+                if last >= 0:  # a dropped element takes the separator before it, the kept one before keeps its own
+                    out.append(text[elements[last].end : elements[last + 1].start])
+                self._run(sequence, begin, end - 1, touched, out)
+                last = end - 1
+            begin = end + 1
         if sequence.kind == "block" and last + 1 < len(elements):
             out.append(_same_line_comment(text[elements[last].end : elements[last + 1].start]))
-        if sequence.kind == "tuple" and len(kept) == 1 and not out[-1].rstrip().endswith(","):
+        if sequence.kind == "tuple" and len(elements) - len(dropped) == 1 and not out[-1].rstrip().endswith(","):
             out.append(",")  # a one-element tuple needs its comma (the last element may bring its own)
         return "".join(out)
+
+    def _touched(self, sequence: Sequence) -> list[int]:
+        """The indices of the elements with an edit inside, in order."""
+        ids = sequence.ids
+        dirty = self.dirty
+        if len(dirty) < len(ids):
+            return sorted({ids[n] for n in dirty if n in ids})
+        return sorted({index for n, index in ids.items() if n in dirty})
+
+    def _run(self, sequence: Sequence, first: int, last: int, touched: list[int], out: list[str]) -> None:
+        """Elements ``first`` to ``last`` (all kept) with the separators between them: the original text
+        but for the touched elements, rendered with their edits."""
+        elements = sequence.elements
+        position = elements[first].start
+        for index in touched[bisect_left(touched, first) : bisect_right(touched, last)]:
+            element = elements[index]
+            out.append(self.text[position : element.start])
+            out.append(self.element(element))
+            position = element.end
+        out.append(self.text[position : elements[last].end])
 
     def replacement(self, node_id: int, replacement: Replacement) -> str:
         out: list[str] = []
@@ -235,9 +264,6 @@ def _same_line_comment(separator: str) -> str:
     stripped = line.lstrip(" \t;")
     return line[: len(line) - len(stripped)].replace(";", "") + stripped if stripped.startswith("#") else ""
 
-
-def _flat_nodes(elements: Iterable[Element]) -> list[int]:
-    return [n for e in elements for n in e.nodes]
 
 
 def _item_start(tree: Tree, item: Item) -> int:

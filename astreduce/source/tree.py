@@ -96,14 +96,16 @@ class Sequence:
     """Text that replaces the sequence when every element is dropped ('pass' for blocks)."""
     min_kept: int = 0
     """Fewer elements than this never make valid syntax (an import needs one name)."""
-    ids: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
-    """Every element key and node id inside: rendering asks whether an edit touches the sequence."""
+    ids: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    """Every element key and node id inside, with its element's index: rendering asks whether an edit
+    touches the sequence, and which elements it touches (so a candidate costs its edits, not the sequence)."""
 
     def __post_init__(self) -> None:
         if not self.ids:
-            ids = {e.key for e in self.elements}
-            ids.update(n for e in self.elements for n in e.nodes)
-            object.__setattr__(self, "ids", frozenset(ids))
+            for index, element in enumerate(self.elements):
+                self.ids[element.key] = index
+                for node in element.nodes:
+                    self.ids[node] = index
 
     @property
     def start(self) -> int:
