@@ -19,6 +19,7 @@ import pytest
 from astreduce.oracles import Target
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.forkserver import running_server
 from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, Limits
 from astreduce.outcome import Outcome
 
@@ -45,7 +46,9 @@ def _descendants(grace: float = 2.0) -> int:
 
 
 def _live_children() -> int:
-    me = str(os.getpid())
+    """Live processes whose parent is this one or its fork server (the server itself not counted)."""
+    server = running_server()
+    parents = {str(os.getpid())} | ({str(server.pid)} if server is not None else set())
     count = 0
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -54,7 +57,7 @@ def _live_children() -> int:
                     fields = stat.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if fields[1] == me and fields[0] != "Z":
+            if fields[1] in parents and fields[0] != "Z" and (server is None or entry != str(server.pid)):
                 count += 1
     return count
 

@@ -1,0 +1,184 @@
+"""A fork server: a small process, forked from astreduce before it grows, that forks the tests' children.
+
+Forking a process copies its page tables and shares its pages copy-on-write.
+astreduce holds the syntax trees, caches and keys of a reduction, and after
+every fork each page it then writes (a reference count changed is a write)
+is copied for it: on stdlib_argparse at ``-j 1``, about 1,000 page faults a
+test, a third of astreduce's own time, and the fork itself 1.3 ms more. The
+server is forked once, while astreduce is still small; it touches nothing
+after that, so forking it costs little and copies nothing of astreduce's
+later work. A child it forks is a :class:`~astreduce.oracles.execution.Spare`
+as one forked by astreduce would be (the same modules, the same code), given
+its pipes over a Unix socket.
+
+The server leaves when its socket closes (astreduce ended, or died even by
+``kill -9``: it takes the parent-death signal) and ignores the terminal's
+Ctrl-C, which astreduce handles. A server that died (a candidate run without
+confinement may kill it) is replaced by the next request.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import signal
+import socket
+import stat
+from collections.abc import Callable
+
+from astreduce.oracles.confine import die_with_parent
+
+__all__ = ["ForkServer", "fork_server", "forget_server", "running_server"]
+
+#: What the server runs in a child it forks: (command fd, report fd, folder, limits as a tuple); never returns.
+ChildMain = Callable[[int, int, str, tuple[object, ...]], None]
+
+
+class ForkServer:
+    """The server process and its socket (SOCK_SEQPACKET: one request, one reply)."""
+
+    def __init__(self, child_main: ChildMain) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:  # the server: never returns
+            ours.close()
+            _serve(theirs, child_main)
+        theirs.close()
+        self._socket = ours
+        self.owner = os.getpid()
+
+    def spawn(self, command_fd: int, report_fd: int, workdir: str, limits: tuple[object, ...]) -> int:
+        """Fork a child that runs ``child_main`` with these descriptors (theirs from now on); its pid.
+
+        Raises OSError when the server is gone.
+        """
+        return self._ask(lambda: socket.send_fds(self._socket, [marshal.dumps(("spawn", workdir, limits))], [command_fd, report_fd]))
+
+    def status(self, pid: int) -> int:
+        """The wait status of a child the server forked, once it has ended (0 if it is not known)."""
+        return self._ask(lambda: self._socket.sendall(marshal.dumps(("status", pid))))
+
+    def _ask(self, send: Callable[[], object]) -> int:
+        """Send a request and read its reply, with Ctrl-C held until both are done: a reply left
+        unread would answer the next request."""
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            send()
+            reply = self._socket.recv(64)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        if not reply:
+            raise ConnectionError("the fork server is gone")
+        return int(marshal.loads(reply))
+
+    def close(self) -> None:
+        """End the server (its children that wait for a test leave with their pipes)."""
+        self._socket.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _serve(connection: socket.socket, child_main: ChildMain) -> None:
+    """The server's loop: fork on request, collect the children's exits, answer for them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's Ctrl-C is astreduce's to handle
+    die_with_parent()
+    _close_pipes(keep=connection.fileno())
+    ended: dict[int, int] = {}  # pid -> wait status, of children reaped before anyone asked
+    try:
+        while True:
+            message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 2)
+            if not message:
+                break
+            request = marshal.loads(message)
+            if request[0] == "spawn":
+                reply = _spawn(connection, child_main, fds, request[1], request[2])
+            else:
+                for fd in fds:
+                    os.close(fd)
+                reply = _status(request[1], ended)
+            _collect(ended)
+            connection.sendall(marshal.dumps(reply))
+    except BaseException:  # astreduce went away mid-request: nothing to report to
+        pass
+    os._exit(0)
+
+
+def _close_pipes(keep: int) -> None:
+    """Close the pipes astreduce had open when it forked the server: a test's report pipe held open
+    here would never end. (Files stay: a test's output may go to one, as under pytest's capture.)"""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd != keep:
+            try:
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    os.close(fd)
+            except OSError:  # the listing's own descriptor, closed already
+                pass
+
+
+def _spawn(connection: socket.socket, child_main: ChildMain, fds: list[int], workdir: str, limits: tuple[object, ...]) -> int:
+    pid = os.fork()
+    if pid == 0:  # the child: what astreduce's own fork would run
+        connection.close()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        child_main(fds[0], fds[1], workdir, limits)
+        os._exit(0)  # pragma: no cover - child_main never returns
+    for fd in fds:
+        os.close(fd)
+    try:
+        os.setpgid(pid, pid)  # also here: a kill of its group must not find no group
+    except OSError:
+        pass
+    return pid
+
+
+def _status(pid: int, ended: dict[int, int]) -> int:
+    if pid in ended:
+        return ended.pop(pid)
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return 0
+
+
+def _collect(ended: dict[int, int]) -> None:
+    """Reap the children that ended (killed tests nobody asks about); keep their statuses a while."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if len(ended) >= 4096:
+            ended.pop(next(iter(ended)))
+        ended[pid] = status
+
+
+_server: ForkServer | None = None
+
+
+def fork_server(child_main: ChildMain) -> ForkServer:
+    """This process's fork server, started on first use (and again if it died or this is a fork)."""
+    global _server
+    if _server is None or _server.owner != os.getpid():
+        _server = ForkServer(child_main)
+    return _server
+
+
+def running_server() -> ForkServer | None:
+    """This process's fork server, if it has started one."""
+    return _server if _server is not None and _server.owner == os.getpid() else None
+
+
+def forget_server() -> None:
+    """Drop a server that failed a request: the next :func:`fork_server` starts another."""
+    global _server
+    if _server is not None and _server.owner == os.getpid():
+        try:
+            _server.close()
+        except OSError:
+            pass
+    _server = None
