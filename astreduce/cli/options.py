@@ -231,10 +231,10 @@ def transforms_option(command: F) -> F:
     return command
 
 
-def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
-    """The :class:`ReduceConfig` of a command that reduces (``reduce``, ``batch``): its strategy,
-    transforms, jobs and format options, the oracle options, and the command's own ``settings``
-    (pop those from ``values`` in the call: the oracle options take whatever is left)."""
+def config_from(values: dict[str, Any], options: OracleOptions | None = None, **settings: Any) -> ReduceConfig:
+    """The :class:`ReduceConfig` of a command that reduces (``reduce``, ``batch``, ``pytest``): its
+    strategy, transforms, jobs and format options, the oracle options (``options``, else read from
+    what is left of ``values``), and the command's own ``settings`` (pop those from ``values`` in the call)."""
     return ReduceConfig(
         strategy=values.pop("strategy"),
         transforms=transforms_from(values),
@@ -243,7 +243,7 @@ def config_from(values: dict[str, Any], **settings: Any) -> ReduceConfig:
         max_tests=values.pop("max_tests", None),
         max_seconds=values.pop("max_seconds", None),
         keep=values.pop("keep", None),
-        options=options_from(values),
+        options=options if options is not None else options_from(values),
         **settings,
     )
 

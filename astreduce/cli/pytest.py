@@ -10,13 +10,12 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import budget_option, transforms_option, cluster_from, with_confinement_options, confinement_from, dask_option, transforms_from
+from astreduce.cli.options import budget_option, cluster_from, config_from, confinement_from, dask_option, transforms_option, with_confinement_options
 from astreduce.errors import UsageError
 from astreduce.files import write_tree
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
 from astreduce.reduce.report import is_stdout, write_json
-from astreduce.reduce.single import ReduceConfig
 from astreduce.search.strategies import STRATEGIES
 
 
@@ -64,18 +63,8 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         values.pop(name) for name in ("report_path", "quiet", "debug", "warm", "dask_address")
     )
     with errors(debug):
-        config = ReduceConfig(
-            options=OracleOptions(timeout=values.pop("timeout"), retries=values.pop("retries"), **confinement_from(values)),
-            strategy=values.pop("strategy"),
-            transforms=transforms_from(values),
-            jobs=values.pop("jobs"),
-            format=values.pop("format_result"),
-            resume=values.pop("resume"),
-            cache_dir=values.pop("cache_dir"),
-            max_tests=values.pop("max_tests"),
-            max_seconds=values.pop("max_seconds"),
-            keep=values.pop("keep"),
-        )
+        options = OracleOptions(timeout=values.pop("timeout"), retries=values.pop("retries"), **confinement_from(values))
+        config = config_from(values, options, resume=values.pop("resume"), cache_dir=values.pop("cache_dir"))
         root = root.resolve()
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
