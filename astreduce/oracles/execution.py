@@ -39,7 +39,7 @@ from pathlib import Path
 from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
 from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.forkserver import ForkServer, fork_server, forget_server
+from astreduce.oracles.forkserver import ForkServer, Reply, fork_server, forget_server
 from astreduce.oracles.trace import tracer_under
 from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, enter_test_folder, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
@@ -255,31 +255,43 @@ class Spare:
             pass
         command_read, self.command_fd = os.pipe()
         self.report_fd, report_write = os.pipe()
+        self._pid: int | None = None
+        self._reply: Reply | None = None
         for _ in range(2):  # a server that died (a candidate without confinement may kill it) is replaced
             try:
                 self.server = fork_server(_served_spare_main)
-                self.pid = self.server.spawn(command_read, report_write, self.workdir, astuple(limits))
+                self._reply = self.server.spawn(command_read, report_write, self.workdir, astuple(limits))
                 break
             except OSError:
                 forget_server()
                 self.server = None
         else:  # no server serves: fork here
-            self.pid = os.fork()
-            if self.pid == 0:  # the child: never returns
+            self._pid = os.fork()
+            if self._pid == 0:  # the child: never returns
                 os.close(self.command_fd)
                 os.close(self.report_fd)
                 _spare_main(command_read, report_write, self.workdir, limits)
+            try:
+                os.setpgid(self._pid, self._pid)  # also here: a kill of its group must not find no group
+            except OSError:
+                pass
         os.close(command_read)
         os.close(report_write)
-        try:
-            os.setpgid(self.pid, self.pid)  # also here: a kill of its group must not find no group
-        except OSError:
-            pass
         _waiting.add(self)
+
+    @property
+    def pid(self) -> int:
+        """The spare's pid (from the fork server's reply, read the first time it is wanted). Raises
+        OSError when the server died before it answered."""
+        if self._pid is None:
+            assert self.server is not None and self._reply is not None
+            self._pid = self.server.answer(self._reply)
+        return self._pid
 
     def send(self, message: bytes) -> bool:
         """Hand the spare its test; False when it is gone (then it is discarded)."""
         try:
+            _ = self.pid  # forked, or the server that was to fork it is gone (OSError)
             data = memoryview(len(message).to_bytes(8, "little") + message)
             while data:
                 data = data[os.write(self.command_fd, data) :]
@@ -297,8 +309,13 @@ class Spare:
                 os.close(fd)
             except OSError:
                 pass
-        kill_group(self.pid)
-        reap(self.pid)
+        try:
+            pid = self.pid
+        except OSError:  # its server is gone, and the spare with it
+            pid = None
+        if pid is not None:
+            kill_group(pid)
+            reap(pid)
         remove_workdir(self.workdir)
         _waiting.discard(self)
 

@@ -24,7 +24,9 @@ import os
 import signal
 import socket
 import stat
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from astreduce.oracles.confine import die_with_parent
 
@@ -34,8 +36,17 @@ __all__ = ["ForkServer", "fork_server", "forget_server", "running_server"]
 ChildMain = Callable[[int, int, str, tuple[object, ...]], None]
 
 
+class Reply:
+    """The answer to a request, read from the socket when it is wanted (see :meth:`ForkServer.answer`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: int | None = None
+
+
 class ForkServer:
-    """The server process and its socket (SOCK_SEQPACKET: one request, one reply)."""
+    """The server process and its socket (SOCK_SEQPACKET: one message a request, one a reply, in order)."""
 
     def __init__(self, child_main: ChildMain) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -46,30 +57,39 @@ class ForkServer:
         theirs.close()
         self._socket = ours
         self.owner = os.getpid()
+        self._unanswered: deque[Reply] = deque()
 
-    def spawn(self, command_fd: int, report_fd: int, workdir: str, limits: tuple[object, ...]) -> int:
-        """Fork a child that runs ``child_main`` with these descriptors (theirs from now on); its pid.
+    def spawn(self, command_fd: int, report_fd: int, workdir: str, limits: tuple[object, ...]) -> Reply:
+        """Have the server fork a child that runs ``child_main`` with these descriptors (theirs from
+        now on; they may be closed here at once); its pid is the reply. The request does not wait for
+        the fork: a spare is forked while the test before it runs, and its pid is read when its test starts.
 
         Raises OSError when the server is gone.
         """
-        return self._ask(lambda: socket.send_fds(self._socket, [marshal.dumps(("spawn", workdir, limits))], [command_fd, report_fd]))
+        request = marshal.dumps(("spawn", workdir, limits))
+        return self._send(lambda: socket.send_fds(self._socket, [request], [command_fd, report_fd]))
 
     def status(self, pid: int) -> int:
         """The wait status of a child the server forked, once it has ended (0 if it is not known)."""
-        return self._ask(lambda: self._socket.sendall(marshal.dumps(("status", pid))))
+        request = marshal.dumps(("status", pid))
+        return self.answer(self._send(lambda: self._socket.sendall(request)))
 
-    def _ask(self, send: Callable[[], object]) -> int:
-        """Send a request and read its reply, with Ctrl-C held until both are done: a reply left
-        unread would answer the next request."""
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
+    def _send(self, send: Callable[[], object]) -> Reply:
+        reply = Reply()
+        with _ctrl_c_held():
             send()
-            reply = self._socket.recv(64)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        if not reply:
-            raise ConnectionError("the fork server is gone")
-        return int(marshal.loads(reply))
+            self._unanswered.append(reply)
+        return reply
+
+    def answer(self, reply: Reply) -> int:
+        """The value of ``reply``, reading the replies before it in order. Raises OSError when the server is gone."""
+        while reply.value is None:
+            with _ctrl_c_held():  # a reply read is always given to its request
+                data = self._socket.recv(64)
+                if not data:
+                    raise ConnectionError("the fork server is gone")
+                self._unanswered.popleft().value = int(marshal.loads(data))
+        return reply.value
 
     def close(self) -> None:
         """End the server (its children that wait for a test leave with their pipes)."""
@@ -78,6 +98,17 @@ class ForkServer:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C (and a termination) held back until the block ends: a request half sent or a reply
+    read and not given to its request would answer the next request."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _serve(connection: socket.socket, child_main: ChildMain) -> None:

@@ -258,6 +258,8 @@ class Plan:
     """The last text parsed and its tree (trees are never changed by passes)."""
     confirming: bool = False
     """``auto``'s current round tests again every stale single deletion whose names changed (see :func:`run_auto`)."""
+    offers: tuple[Tree, dict[str, list[Opportunity]]] | None = None
+    """The transforms' opportunities on the last tree they were asked of (see :func:`_offered`)."""
     levels: tuple[Tree, dict[tuple[str, str], _Levels]] | None = None
     """The deletion phases' proposals by level on the last tree they were asked of (see :func:`_levels`)."""
     next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
@@ -334,6 +336,17 @@ class _Levels:
     """The deepest level a node of the phase's kind has (its passes go on while one is left, proposals or not)."""
 
 
+def _offered(plan: Plan, tree: Tree, transform: Transform) -> list[Opportunity]:
+    """The opportunities of ``transform`` on ``tree``, found once per tree: a round looks for its next
+    pass on the same tree again and again while passes change nothing."""
+    if plan.offers is None or plan.offers[0] is not tree:
+        plan.offers = (tree, {})
+    known = plan.offers[1]
+    if transform.name not in known:
+        known[transform.name] = list(transform.opportunities(tree))
+    return known[transform.name]
+
+
 def _levels(plan: Plan, tree: Tree, transform: Transform, kind: str) -> _Levels:
     """The proposals of ``transform`` on ``tree`` by level, found once per tree and phase (not once per level)."""
     if plan.levels is None or plan.levels[0] is not tree:
@@ -343,12 +356,12 @@ def _levels(plan: Plan, tree: Tree, transform: Transform, kind: str) -> _Levels:
         by_level: dict[int, list[Opportunity]] = {}
         if kind == "statements":
             level = {n.id: _statement_level(tree, n.id) for n in tree.nodes[1:] if is_statement(n.kind)}
-            for o in transform.opportunities(tree):
+            for o in _offered(plan, tree, transform):
                 if o.target in level:
                     by_level.setdefault(level[o.target], []).append(o)
             deepest = max(level.values(), default=-1)
         else:
-            for o in transform.opportunities(tree):
+            for o in _offered(plan, tree, transform):
                 if not is_statement(tree.nodes[o.target].kind):
                     by_level.setdefault(tree.nodes[o.target].depth, []).append(o)
             deepest = max(n.depth for n in tree.nodes)
@@ -394,7 +407,6 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
         return memo[2]
     phase, step = cursor
     found: _NodePass | None = None
-    offered: dict[int, list[Opportunity]] = {}  # a ranked phase's proposals, found once however many ranks sleep
     while found is None and phase < len(phases):
         kind, transform = phases[phase]
         if kind in ("statements", "elements"):
@@ -408,9 +420,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
             search = _deleting(plan)
         else:
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            if phase not in offered:
-                offered[phase] = list(transform.opportunities(tree))
-            ranked = offered[phase]
+            ranked = _offered(plan, tree, transform)
             if not any(o.rank >= step for o in ranked):
                 phase, step = phase + 1, 0
                 continue
