@@ -7,8 +7,7 @@ import signal
 import time
 
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.forkserver import fork_server
-from astreduce.oracles.execution import _served_spare_main
+from astreduce.oracles.forkserver import running_server
 
 
 def _parent_of_a_test(oracle: ExecOracle) -> int:
@@ -22,7 +21,8 @@ def test_a_test_is_forked_by_the_server_not_by_astreduce() -> None:
     try:
         parent = _parent_of_a_test(oracle)
         assert parent != os.getpid()
-        assert parent == fork_server(_served_spare_main).pid
+        server = running_server()
+        assert server is not None and parent == server.pid
         with open(f"/proc/{parent}/stat") as stat:  # the server is astreduce's child
             assert int(stat.read().rpartition(")")[2].split()[1]) == os.getpid()
     finally:

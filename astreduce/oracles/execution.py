@@ -35,6 +35,7 @@ import warnings
 from collections import deque
 from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
@@ -611,7 +612,7 @@ def _compile(source: str, path: str) -> types.CodeType | Run:
         return Run("syntax", exception=type(error).__qualname__, message=syntax_message(error))
 
 
-def _served_spare_main(command_fd: int, report_fd: int, workdir: str, limits: tuple[object, ...]) -> None:
+def _served_spare_main(command_fd: int, report_fd: int, workdir: str, limits: tuple[Any, ...]) -> None:
     """A spare forked by the fork server (its limits come as a tuple)."""
     _spare_main(command_fd, report_fd, workdir, Limits(*limits))
 

@@ -27,13 +27,14 @@ import stat
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from astreduce.oracles.confine import die_with_parent
 
-__all__ = ["ForkServer", "fork_server", "forget_server", "running_server"]
+__all__ = ["ForkServer", "forget_server", "fork_server", "running_server"]
 
 #: What the server runs in a child it forks: (command fd, report fd, folder, limits as a tuple); never returns.
-ChildMain = Callable[[int, int, str, tuple[object, ...]], None]
+ChildMain = Callable[[int, int, str, tuple[Any, ...]], None]
 
 
 class Reply:
@@ -59,7 +60,7 @@ class ForkServer:
         self.owner = os.getpid()
         self._unanswered: deque[Reply] = deque()
 
-    def spawn(self, command_fd: int, report_fd: int, workdir: str, limits: tuple[object, ...]) -> Reply:
+    def spawn(self, command_fd: int, report_fd: int, workdir: str, limits: tuple[Any, ...]) -> Reply:
         """Have the server fork a child that runs ``child_main`` with these descriptors (theirs from
         now on; they may be closed here at once); its pid is the reply. The request does not wait for
         the fork: a spare is forked while the test before it runs, and its pid is read when its test starts.
@@ -149,7 +150,7 @@ def _close_pipes(keep: int) -> None:
                 pass
 
 
-def _spawn(connection: socket.socket, child_main: ChildMain, fds: list[int], workdir: str, limits: tuple[object, ...]) -> int:
+def _spawn(connection: socket.socket, child_main: ChildMain, fds: list[int], workdir: str, limits: tuple[Any, ...]) -> int:
     pid = os.fork()
     if pid == 0:  # the child: what astreduce's own fork would run
         connection.close()

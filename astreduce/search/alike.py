@@ -30,6 +30,7 @@ import time
 import types
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 from astreduce.oracles.execution import PRECOMPILE_LIMIT
 from astreduce.search.scheduler import digest
@@ -132,7 +133,7 @@ def _constant(value: object) -> object:
     return value
 
 
-def _serialised(value: object) -> bytes:
+def _serialised(value: Any) -> bytes:
     """``value``'s bytes, with its types (``1``, ``1.0`` and ``True`` differ): marshal's format 2 (no
     references, so equal values spell alike whoever holds them)."""
     try:
@@ -287,11 +288,11 @@ _UNSPLIT = _Whole()
 """Not a class :meth:`CodeKey._class_key` can key member by member."""
 #: How far into a top-level statement its ``class`` line is looked for (past the decorators).
 _HEADER_LOOKS = 1024
-_CLASS_LINE = re.compile(r"^class\b[^\n]*\n", re.M)
+_CLASS_LINE = re.compile(r"^class\b[^\n]*\n", re.MULTILINE)
 #: A line before the class line that is no decorator's (nor a comment or a decorator's continuation).
-_NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.M)
+_NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
 #: The class body's first line: indented, not blank, not a comment.
-_BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.M)
+_BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
 
 
 def _join(kind: bytes, keys: list[bytes]) -> bytes:
