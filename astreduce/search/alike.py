@@ -98,39 +98,41 @@ def _whole_key(code: types.CodeType | None) -> bytes | None:
 
 def _code_digest(code: types.CodeType, kind: bytes) -> bytes:
     """A digest of what a code object does, its nested code objects included, without line or column
-    numbers (``kind`` says what was compiled: a whole text, a statement...)."""
+    numbers (``kind`` says what was compiled: a whole text, a statement...).
+
+    Each code object gives its byte code, then its names, flags, counts and constants, with a mark
+    of which constants are code objects (read after it) or frozensets (whose elements are sorted,
+    however the set iterates): one pass over the constants, marshal's format 2 for the rest.
+    """
     hashed = hashlib.blake2b(kind, digest_size=20)
     stack = [code]
     while stack:
         code = stack.pop()
         hashed.update(code.co_code)
-        nested = [c for c in code.co_consts if type(c) is types.CodeType]
+        constants: list[object] = []
+        kinds = bytearray()  # 0 a value, 1 a code object (its own record follows), 2 a frozenset
+        for constant in code.co_consts:
+            if type(constant) is types.CodeType:
+                stack.append(constant)
+                constants.append(None)
+                kinds.append(1)
+            elif type(constant) is frozenset:
+                constants.append(tuple(sorted(_serialised(v) for v in constant)))
+                kinds.append(2)
+            else:
+                constants.append(constant)
+                kinds.append(0)
         hashed.update(
             _serialised(
                 (
                     code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
                     code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
                     getattr(code, "co_qualname", ""), getattr(code, "co_exceptiontable", b""),
-                    tuple(_constant(c) for c in code.co_consts),
-                    bytes(_CONSTANT_KINDS.get(type(c), 0) for c in code.co_consts),  # which marks are marks
+                    tuple(constants), bytes(kinds),
                 )
             )
         )
-        stack.extend(reversed(nested))
     return hashed.digest()
-
-
-_CONSTANT_KINDS = {types.CodeType: 1, frozenset: 2}
-
-
-def _constant(value: object) -> object:
-    """A constant as it is serialised: a nested code object by a mark (its own code follows), a
-    frozenset's elements in one order whatever order the set iterates in."""
-    if type(value) is types.CodeType:
-        return Ellipsis, "code"
-    if type(value) is frozenset:
-        return Ellipsis, "frozenset", tuple(sorted(_serialised(v) for v in value))
-    return value
 
 
 def _serialised(value: Any) -> bytes:
