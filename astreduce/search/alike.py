@@ -22,6 +22,7 @@ it compile, is keyed whole.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import re
@@ -169,7 +170,7 @@ class CodeKey:
         """Classes this long or longer are keyed member by member (a shorter one compiles faster than it splits)."""
         self.compile_seconds = 0.0
         """Seconds in ``compile``: the oracle's own compile, whose code a test of the candidate runs."""
-        self._units: dict[tuple[str, bytes], bytes | None | _Whole] = {}
+        self._units: dict[tuple[str, bytes], bytes | None | _Mark] = {}
         self.compiled = 0
         """Units (statements, class members) compiled so far (the cache's misses), for benchmarks."""
         self._nothing = self._unit_key("")
@@ -195,16 +196,16 @@ class CodeKey:
             return code_key(text)
         return _join(b"split", keys) if isinstance(keys, list) else None
 
-    def _module_unit(self, piece: str, first: bool) -> bytes | None | _Whole:
+    def _module_unit(self, piece: str, first: bool) -> bytes | None | _Mark:
         """A top-level statement's key: only the module's first statement may be its docstring
         ("pass" before the others says so); a large class is keyed member by member."""
-        if len(piece) >= self._class_from and _CLASS_LINE.search(piece, 0, _HEADER_LOOKS) is not None:
+        if len(piece) >= self._class_from:
             key = self._class_key(piece)
             if key is not _UNSPLIT:
                 return key
         return self._unit_key(piece, "" if first else "pass\n")
 
-    def _class_key(self, piece: str) -> bytes | None | _Whole:
+    def _class_key(self, piece: str) -> bytes | None | _Mark:
         """A class statement's key from its members' (:data:`_UNSPLIT`: not a class this can split; then
         the statement is keyed whole, as is one whose body declares a name ``global``)."""
         line = _CLASS_LINE.search(piece, 0, _HEADER_LOOKS)
@@ -217,8 +218,7 @@ class CodeKey:
         if not isinstance(self._unit_key(indent + "pass\n", header), bytes):  # a header over several lines, say
             return _UNSPLIT
         body_text = piece[body.start() :]
-        member = re.compile(re.escape(indent) + _STARTS)
-        starts = _starts(body_text, member, re.compile("\n" + member.pattern))
+        starts = _starts(body_text, *_member_starts(indent))
         if not starts or starts[0] != 0:
             return _UNSPLIT
         others = header + indent + "pass\n"  # only the first member may be the class's docstring
@@ -228,8 +228,8 @@ class CodeKey:
         return _join(b"class", keys)
 
     def _pieces(
-        self, text: str, starts: list[int], unit: Callable[[str, bool], bytes | None | _Whole], first: int
-    ) -> list[bytes] | None | _Whole:
+        self, text: str, starts: list[int], unit: Callable[[str, bool], bytes | None | _Mark], first: int
+    ) -> list[bytes] | None | _Mark:
         """The keys of ``text`` cut at ``starts``: a piece that is incomplete ends inside a statement (a
         docstring's lines, a decorator), so it takes the next piece, then the next two, four... until it
         compiles; :data:`_MORE` if the text ends first, None if a piece has an error no more lines mend
@@ -254,7 +254,7 @@ class CodeKey:
             index = last + 1
         return keys
 
-    def _unit_key(self, piece: str, before: str = "") -> bytes | None | _Whole:
+    def _unit_key(self, piece: str, before: str = "") -> bytes | None | _Mark:
         """The key of ``before + piece`` compiled: None if it does not compile, :data:`_MORE` if lines after
         it may complete it, :data:`_WHOLE` if it declares a name ``global`` at its own level (which changes
         how the statements after it compile). Looked up without joining the two (``before`` is short)."""
@@ -263,7 +263,7 @@ class CodeKey:
             return self._units[seen]
         unit = before + piece
         code = _compiled(unit)
-        key: bytes | None | _Whole = None
+        key: bytes | None | _Mark = None
         if code is None:
             key = _MORE if _incomplete(unit) else None
         else:
@@ -278,15 +278,15 @@ class CodeKey:
         return key
 
 
-class _Whole:
-    """What :meth:`CodeKey._unit_key` says of a unit that is no key (which one: :data:`_WHOLE`, :data:`_MORE`)."""
+class _Mark:
+    """What a unit or piece says when it has no key: :data:`_WHOLE`, :data:`_MORE` or :data:`_UNSPLIT`."""
 
 
-_WHOLE = _Whole()
+_WHOLE = _Mark()
 """The text must be compiled whole."""
-_MORE = _Whole()
+_MORE = _Mark()
 """The unit is incomplete: the piece takes the next."""
-_UNSPLIT = _Whole()
+_UNSPLIT = _Mark()
 """Not a class :meth:`CodeKey._class_key` can key member by member."""
 #: How far into a top-level statement its ``class`` line is looked for (past the decorators).
 _HEADER_LOOKS = 1024
@@ -295,6 +295,13 @@ _CLASS_LINE = re.compile(r"^class\b[^\n]*\n", re.MULTILINE)
 _NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
 #: The class body's first line: indented, not blank, not a comment.
 _BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=16)
+def _member_starts(indent: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where a class member indented by ``indent`` may start (see :func:`_starts`), once per indentation."""
+    member = re.compile(re.escape(indent) + _STARTS)
+    return member, re.compile("\n" + member.pattern)
 
 
 def _join(kind: bytes, keys: list[bytes]) -> bytes:
