@@ -94,16 +94,16 @@ _ABI = None
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent():
-    # type: () -> None
-    """Ask Linux to SIGKILL the calling process when its parent dies (``kill -9 astreduce``): without it a
-    candidate that sleeps would outlive a killed reducer. Every process a test runs in calls it, the
-    standalone scripts too (they load this file by path)."""
+def die_with_parent(signum=None):
+    # type: (int | None) -> None
+    """Ask Linux to SIGKILL the calling process (or send it ``signum``) when its parent dies (``kill -9
+    astreduce``): without it a candidate that sleeps would outlive a killed reducer. Every process a test
+    runs in calls it, the standalone scripts too (they load this file by path)."""
     import signal
 
     try:
         if _LIBC is not None:
-            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL if signum is None else signum)
     except AttributeError:  # not Linux: the process group kill on timeout remains
         pass
 

@@ -11,9 +11,12 @@ later work. A child it forks is a :class:`~astreduce.oracles.execution.Spare`
 as one forked by astreduce would be (the same modules, the same code), given
 its pipes over a Unix socket.
 
-The server leaves when its socket closes (astreduce ended, or died even by
-``kill -9``: it takes the parent-death signal) and ignores the terminal's
-Ctrl-C, which astreduce handles. A server that died (a candidate run without
+The server leaves when its socket closes (astreduce ended) or astreduce dies,
+even by ``kill -9`` (it takes the parent-death signal as a SIGTERM); it then
+kills the children it forked that nobody asked about and removes their
+folders: a child may confine itself before it waits for its test, and can
+then no longer remove its own folder. It ignores the terminal's Ctrl-C,
+which astreduce handles. A server that died (a candidate run without
 confinement may kill it) is replaced by the next request.
 """
 
@@ -30,11 +33,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from astreduce.oracles.confine import die_with_parent
+from astreduce.oracles.sandbox import remove_workdir
 
 __all__ = ["ForkServer", "forget_server", "fork_server", "running_server"]
 
-#: What the server runs in a child it forks: (command fd, report fd, folder, limits as a tuple); never returns.
+#: What the server runs in a child it forks: (command fd, report fd, folder, the request's arguments); never returns.
 ChildMain = Callable[[int, int, str, tuple[Any, ...]], None]
+#: What the server does once, when it starts, so that no child it forks does it again.
+Prepare = Callable[[], None]
 
 
 class Reply:
@@ -49,25 +55,28 @@ class Reply:
 class ForkServer:
     """The server process and its socket (SOCK_SEQPACKET: one message a request, one a reply, in order)."""
 
-    def __init__(self, child_main: ChildMain) -> None:
+    def __init__(self, child_main: ChildMain, prepare: Prepare | None = None) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.pid = os.fork()
-        if self.pid == 0:  # the server: never returns
-            ours.close()
-            _serve(theirs, child_main)
+        if self.pid == 0:  # the server: never returns, whatever happens (astreduce's frames are below)
+            try:
+                ours.close()
+                _serve(theirs, child_main, prepare)
+            finally:
+                os._exit(0)
         theirs.close()
         self._socket = ours
         self.owner = os.getpid()
         self._unanswered: deque[Reply] = deque()
 
-    def spawn(self, command_fd: int, report_fd: int, workdir: str, limits: tuple[Any, ...]) -> Reply:
+    def spawn(self, command_fd: int, report_fd: int, workdir: str, args: tuple[Any, ...]) -> Reply:
         """Have the server fork a child that runs ``child_main`` with these descriptors (theirs from
-        now on; they may be closed here at once); its pid is the reply. The request does not wait for
+        now on; they may be closed here at once), its folder and ``args`` (marshalled); its pid is the reply. The request does not wait for
         the fork: a spare is forked while the test before it runs, and its pid is read when its test starts.
 
         Raises OSError when the server is gone.
         """
-        request = marshal.dumps(("spawn", workdir, limits))
+        request = marshal.dumps(("spawn", workdir, args))
         return self._send(lambda: socket.send_fds(self._socket, [request], [command_fd, report_fd]))
 
     def status(self, pid: int) -> int:
@@ -112,12 +121,16 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _serve(connection: socket.socket, child_main: ChildMain) -> None:
+def _serve(connection: socket.socket, child_main: ChildMain, prepare: Prepare | None) -> None:
     """The server's loop: fork on request, collect the children's exits, answer for them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's Ctrl-C is astreduce's to handle
-    die_with_parent()
+    signal.signal(signal.SIGTERM, _leave)
+    die_with_parent(signal.SIGTERM)
     _close_pipes(keep=connection.fileno())
+    if prepare is not None:
+        prepare()
     ended: dict[int, int] = {}  # pid -> wait status, of children reaped before anyone asked
+    live = _live
     try:
         while True:
             message, fds, _, _ = socket.recv_fds(connection, 1 << 16, 2)
@@ -126,15 +139,46 @@ def _serve(connection: socket.socket, child_main: ChildMain) -> None:
             request = marshal.loads(message)
             if request[0] == "spawn":
                 reply = _spawn(connection, child_main, fds, request[1], request[2])
+                live[reply] = request[1]
             else:
                 for fd in fds:
                     os.close(fd)
                 reply = _status(request[1], ended)
-            _collect(ended)
+                live.pop(request[1], None)
+            _collect(ended, live)
             connection.sendall(marshal.dumps(reply))
     except BaseException:  # astreduce went away mid-request: nothing to report to
         pass
-    os._exit(0)
+    _leave()
+
+
+#: In the server: pid -> folder, of the children nobody asked about yet.
+_live: dict[int, str] = {}
+
+
+def _leave(*signal_args: object) -> None:
+    """The server's end, on its socket's end or a SIGTERM (astreduce died): clean up and exit.
+    Never raises: an exception would unwind into the astreduce frames the server was forked from."""
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _clean_up(_live)
+    finally:
+        os._exit(0)
+
+
+def _clean_up(live: dict[int, str]) -> None:
+    """Kill the children still running or waiting (their tests are nobody's now) and remove their folders."""
+    for pid in list(live):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid, workdir in live.items():
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        remove_workdir(workdir)
 
 
 def _close_pipes(keep: int) -> None:
@@ -150,12 +194,13 @@ def _close_pipes(keep: int) -> None:
                 pass
 
 
-def _spawn(connection: socket.socket, child_main: ChildMain, fds: list[int], workdir: str, limits: tuple[Any, ...]) -> int:
+def _spawn(connection: socket.socket, child_main: ChildMain, fds: list[int], workdir: str, args: tuple[Any, ...]) -> int:
     pid = os.fork()
     if pid == 0:  # the child: what astreduce's own fork would run
         connection.close()
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        child_main(fds[0], fds[1], workdir, limits)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        child_main(fds[0], fds[1], workdir, args)
         os._exit(0)  # pragma: no cover - child_main never returns
     for fd in fds:
         os.close(fd)
@@ -175,7 +220,7 @@ def _status(pid: int, ended: dict[int, int]) -> int:
         return 0
 
 
-def _collect(ended: dict[int, int]) -> None:
+def _collect(ended: dict[int, int], live: dict[int, str]) -> None:
     """Reap the children that ended (killed tests nobody asks about); keep their statuses a while."""
     while True:
         try:
@@ -184,6 +229,7 @@ def _collect(ended: dict[int, int]) -> None:
             return
         if pid == 0:
             return
+        live.pop(pid, None)  # its folder is astreduce's again
         if len(ended) >= 4096:
             ended.pop(next(iter(ended)))
         ended[pid] = status
@@ -192,11 +238,12 @@ def _collect(ended: dict[int, int]) -> None:
 _server: ForkServer | None = None
 
 
-def fork_server(child_main: ChildMain) -> ForkServer:
-    """This process's fork server, started on first use (and again if it died or this is a fork)."""
+def fork_server(child_main: ChildMain, prepare: Prepare | None = None) -> ForkServer:
+    """This process's fork server, started on first use (and again if it died or this is a fork);
+    ``prepare`` runs in it once, before it forks anything."""
     global _server
     if _server is None or _server.owner != os.getpid():
-        _server = ForkServer(child_main)
+        _server = ForkServer(child_main, prepare)
     return _server
 
 

@@ -101,6 +101,11 @@ class Limits:
             except (ValueError, OSError):  # gone already, or a limit this system will not let us set: run without it
                 pass
 
+    def confinement(self) -> tuple[bool, tuple[str, ...], bool, int]:
+        """What a test's process fixes before it waits for its candidate (its confinement and its
+        cgroup's process cap): a spare made under other such limits cannot serve."""
+        return self.confine, self.writable, self.network, self.processes
+
     def for_timeout(self, timeout: float) -> Limits:
         """These limits with the CPU limit just above ``timeout``; the address
         space never below twice what the (forking) parent already uses."""
