@@ -36,25 +36,12 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import (
-    check_parameters,
-    check_start,
-    delete_in_turn,
-    minimised,
-)
-from astreduce.dd.runner import (
-    BatchFunction,
-    Config,
-    ProgressCallback,
-    Runner,
-    TestFunction,
-)
+from astreduce.dd.deletion import DEFAULT_P0, check_parameters, check_start, delete_in_turn, failing_only, minimised
+from astreduce.dd.runner import BatchFunction, Config, ProgressCallback, Runner, TestFunction
 from astreduce.dd.weighted import weighted_cuts
 
 T = TypeVar("T")
 
-#: The paper's prior probability that an element is needed.
-DEFAULT_P0 = 0.1
 #: How a failed deletion raises an element's probability: 1 / (1 − e⁻¹).
 GROWTH = 1 / (1 - math.exp(-1))
 
@@ -121,18 +108,5 @@ def _partition(current: Config, counters: list[int], p0: float, weights: Sequenc
     return subsets
 
 
-def cdd(
-    elements: Sequence[T],
-    test: TestFunction[T],
-    *,
-    p0: float = DEFAULT_P0,
-    weights: Sequence[float] | None = None,
-    batch: BatchFunction[T] | None = None,
-    cache: bool = True,
-    progress: ProgressCallback | None = None,
-) -> Sequence[T]:
-    """A 1-minimal failing subsequence of ``elements`` found by CDD (see :func:`cdd_search`)."""
-    return cdd_search(
-        elements, test, p0=p0, weights=weights, batch=batch, cache=cache, progress=progress
-    ).failing
+cdd = failing_only(cdd_search, """A 1-minimal failing subsequence of ``elements`` found by CDD (see :func:`cdd_search`).""")
 

@@ -11,8 +11,10 @@ and starts over from the first FAIL.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
 
 from astreduce.dd.algorithm import DDResult
 from astreduce.dd.runner import Config, Runner, configured
@@ -20,6 +22,24 @@ from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+#: The papers' prior probability that an element is needed (CDD and ProbDD alike).
+DEFAULT_P0 = 0.1
+
+
+def failing_only(search: Callable[P, DDResult[T]], doc: str) -> Callable[P, Sequence[T]]:
+    """``search`` (a minimiser named ``*_search``) answering only its 1-minimal failing configuration,
+    under the name without ``_search`` (``cdd`` from ``cdd_search``): the same arguments, written once."""
+
+    @functools.wraps(search)
+    def minimal(*args: P.args, **kwargs: P.kwargs) -> Sequence[T]:
+        return search(*args, **kwargs).failing
+
+    minimal.__name__ = minimal.__qualname__ = search.__name__.removesuffix("_search")
+    minimal.__doc__ = doc
+    minimal.__signature__ = inspect.signature(search).replace(return_annotation="Sequence[T]")  # type: ignore[attr-defined]  # read by inspect and help()
+    return minimal
 
 
 def check_parameters(elements: Sequence[object], p0: float, weights: Sequence[float] | None) -> None:

@@ -25,19 +25,12 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import check_parameters, check_start, minimised, minus
-from astreduce.dd.runner import (
-    BatchFunction,
-    Config,
-    ProgressCallback,
-    Runner,
-    TestFunction,
-)
+from astreduce.dd.deletion import DEFAULT_P0, check_parameters, check_start, minimised, minus
+from astreduce.dd.runner import BatchFunction, Config, ProgressCallback, Runner, TestFunction
 from astreduce.outcome import Outcome
 
 T = TypeVar("T")
 
-DEFAULT_P0 = 0.1
 #: Candidates handed to a batch at once, assuming none of them FAILs (for speculation).
 LOOKAHEAD = 8
 

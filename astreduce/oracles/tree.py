@@ -18,8 +18,8 @@ differences that reducing needs:
 * calibration runs the original three times to catch a flaky oracle, and
   reports every run, as the single-file reducer does.
 
-Three adapters are all that stands between texts and trees:
-:class:`FileOracle` sees a text oracle as a tree oracle for one file (isolate
+Three adapters (:class:`Adapter`: convert a candidate, then judge it) are
+all that stands between texts and trees: :class:`FileOracle` sees a text oracle as a tree oracle for one file (isolate
 of two files), :class:`FileInTree` judges one file's text with the rest of
 the tree fixed, and :func:`encode_tree` / :class:`EncodedTree` turn a whole
 tree into one text and back, for the session's passes over whole files.
@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
-from collections import deque
 import shutil
+import statistics
 import sys
+from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
@@ -50,16 +52,21 @@ from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, make
 from astreduce.oracles.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 
+#: An adapter's candidates, and its inner oracle's.
+C = TypeVar("C")
+W = TypeVar("W")
 
-class FileOracle:
-    """A text :class:`~astreduce.oracles.Oracle` seen as a tree oracle for one file.
 
-    The text oracle belongs to whoever made it: :meth:`close` leaves it open.
-    """
+class Adapter(ABC, Generic[C, W]):
+    """An oracle over one kind of candidate made of an oracle over another: each candidate is
+    converted (:meth:`convert`) and judged by ``oracle``, whose owner closes it (:meth:`close`
+    leaves it open). The three adapters below are all that stands between texts and trees."""
 
-    def __init__(self, oracle: Oracle[str], name: str) -> None:
+    def __init__(self, oracle: Oracle[W]) -> None:
         self.oracle = oracle
-        self.name = name
+
+    @abstractmethod
+    def convert(self, candidate: C) -> W: ...
 
     @property
     def identity(self) -> str:
@@ -67,19 +74,34 @@ class FileOracle:
 
     @property
     def traits(self) -> Traits:
-        return self.oracle.traits.passed_on(one_file=(self.name, self.oracle))
+        return self.oracle.traits
 
-    def calibrate(self, tree: Mapping[str, str]) -> Verdict:
-        return self.oracle.calibrate(tree[self.name])
+    def calibrate(self, candidate: C) -> Verdict:
+        return self.oracle.calibrate(self.convert(candidate))
 
-    def judge(self, tree: Mapping[str, str]) -> Verdict:
-        return self.oracle.judge(tree[self.name])
+    def judge(self, candidate: C) -> Verdict:
+        return self.oracle.judge(self.convert(candidate))
 
-    def start(self, tree: Mapping[str, str]) -> Pending:
-        return self.oracle.start(tree[self.name])
+    def start(self, candidate: C) -> Pending:
+        return self.oracle.start(self.convert(candidate))
 
     def close(self) -> None:
-        pass
+        """The inner oracle belongs to whoever made it (a reduction, isolate): it stays open."""
+
+
+class FileOracle(Adapter[Mapping[str, str], str]):
+    """A text :class:`~astreduce.oracles.Oracle` seen as a tree oracle for one file."""
+
+    def __init__(self, oracle: Oracle[str], name: str) -> None:
+        super().__init__(oracle)
+        self.name = name
+
+    def convert(self, tree: Mapping[str, str]) -> str:
+        return tree[self.name]
+
+    @property
+    def traits(self) -> Traits:
+        return self.oracle.traits.passed_on(one_file=(self.name, self.oracle))
 
 
 def _run_from(signature: Signature) -> Run:
@@ -445,11 +467,11 @@ def _not_runnable(program: str, workdir: str) -> str | None:
     return None
 
 
-class FileInTree:
+class FileInTree(Adapter[str, FileTree]):
     """An :class:`~astreduce.oracles.Oracle` over one file's text, the rest of the tree fixed."""
 
     def __init__(self, oracle: Oracle[FileTree], tree: Mapping[str, str], path: str) -> None:
-        self.oracle = oracle
+        super().__init__(oracle)
         self.tree = dict(tree)
         self.path = path
 
@@ -457,20 +479,8 @@ class FileInTree:
     def identity(self) -> str:
         return f"{self.oracle.identity}|{self.path}"
 
-    def with_text(self, text: str) -> dict[str, str]:
+    def convert(self, text: str) -> dict[str, str]:
         return {**self.tree, self.path: text}
-
-    def calibrate(self, text: str) -> Verdict:
-        return self.oracle.calibrate(self.with_text(text))
-
-    def close(self) -> None:
-        """The tree oracle belongs to the reduction: it stays open."""
-
-    def judge(self, text: str) -> Verdict:
-        return self.oracle.judge(self.with_text(text))
-
-    def start(self, text: str) -> Pending:
-        return self.oracle.start(self.with_text(text))
 
 
 def encode_tree(tree: Mapping[str, str]) -> str:
@@ -483,28 +493,8 @@ def decode_tree(text: str) -> dict[str, str]:
     return tree
 
 
-class EncodedTree:
+class EncodedTree(Adapter[str, FileTree]):
     """An :class:`~astreduce.oracles.Oracle` over encoded trees (see :func:`encode_tree`)."""
 
-    def __init__(self, oracle: Oracle[FileTree]) -> None:
-        self.oracle = oracle
-
-    @property
-    def traits(self) -> Traits:
-        return self.oracle.traits
-
-    @property
-    def identity(self) -> str:
-        return self.oracle.identity
-
-    def calibrate(self, text: str) -> Verdict:
-        return self.oracle.calibrate(decode_tree(text))
-
-    def close(self) -> None:
-        """The tree oracle belongs to the reduction: it stays open."""
-
-    def judge(self, text: str) -> Verdict:
-        return self.oracle.judge(decode_tree(text))
-
-    def start(self, text: str) -> Pending:
-        return self.oracle.start(decode_tree(text))
+    def convert(self, text: str) -> dict[str, str]:
+        return decode_tree(text)
