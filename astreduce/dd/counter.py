@@ -36,7 +36,14 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import DEFAULT_P0, check_parameters, check_start, delete_in_turn, failing_only, minimised
+from astreduce.dd.deletion import (
+    DEFAULT_P0,
+    check_parameters,
+    check_start,
+    delete_in_turn,
+    failing_only,
+    minimised,
+)
 from astreduce.dd.runner import BatchFunction, Config, ProgressCallback, Runner, TestFunction
 from astreduce.dd.weighted import weighted_cuts
 

@@ -20,7 +20,6 @@ candidate.
 
 from __future__ import annotations
 
-import atexit
 import gc
 import json
 import marshal
@@ -38,11 +37,29 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.oracles import Run, Target, Traits, Verdict
-from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_message, syntax_report
+from astreduce.oracles._worker_main import (
+    crash_report,
+    flush_output,
+    run_main,
+    syntax_message,
+    syntax_report,
+)
 from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.forkserver import ForkServer, Reply, fork_server, forget_server
+from astreduce.oracles.forkserver import ForkServer, Reply, forget_server, fork_server
+from astreduce.oracles.sandbox import (
+    MIN_CPU_TIMEOUT,
+    MIN_TIMEOUT,
+    EndedAtExit,
+    Limits,
+    ProcessGroupCap,
+    enter_test_folder,
+    kill_group,
+    make_workdir,
+    reap,
+    release_workdir,
+    remove_workdir,
+)
 from astreduce.oracles.trace import tracer_under
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, ProcessGroupCap, enter_test_folder, kill_group, make_workdir, reap, release_workdir, remove_workdir
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -351,15 +368,7 @@ def start_in_spare(
 
 
 #: Spares not yet handed a test: discarded at exit, so that none leaves its folder behind.
-_waiting: set[Spare] = set()
-_OWNER = os.getpid()
-
-
-@atexit.register
-def _discard_waiting() -> None:
-    if os.getpid() == _OWNER:
-        for spare in list(_waiting):
-            spare.discard()
+_waiting: EndedAtExit[Spare] = EndedAtExit(Spare.discard)
 
 
 @dataclass

@@ -40,9 +40,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from astreduce.oracles import confine
 
@@ -422,6 +423,31 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+E = TypeVar("E")
+
+
+class EndedAtExit(Generic[E]):
+    """What this process holds that must end when it exits (spares waiting for a test, warm pytest
+    processes): each is ended by ``end`` at exit, in the process that made it, not in a forked child."""
+
+    def __init__(self, end: Callable[[E], None]) -> None:
+        self._items: set[E] = set()
+        self._end = end
+        self._owner = os.getpid()
+        atexit.register(self._end_all)
+
+    def add(self, item: E) -> None:
+        self._items.add(item)
+
+    def discard(self, item: E) -> None:
+        self._items.discard(item)
+
+    def _end_all(self) -> None:
+        if os.getpid() == self._owner:
+            for item in list(self._items):
+                self._end(item)
 
 
 def make_workdir() -> str:

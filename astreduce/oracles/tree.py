@@ -44,11 +44,31 @@ from astreduce.files import FileTree, materialise
 from astreduce.interpreters import require_worker_python, resolve_python
 from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import REPORT_MARK
-from astreduce.oracles.command import CommandOracle, Process, ProcessesPending, Signature, command_argv, script_argv
+from astreduce.oracles.command import (
+    CommandOracle,
+    Process,
+    ProcessesPending,
+    Signature,
+    command_argv,
+    script_argv,
+)
 from astreduce.oracles.execution import Job
 from astreduce.oracles.forked_tree import ForkedTree
-from astreduce.oracles.options import FLAKINESS_RUNS, ISOLATING, OracleOptions, Wording, original_runs, require_reliable
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits, make_workdir, remove_workdir
+from astreduce.oracles.options import (
+    FLAKINESS_RUNS,
+    ISOLATING,
+    OracleOptions,
+    Wording,
+    original_runs,
+    require_reliable,
+)
+from astreduce.oracles.sandbox import (
+    MIN_CPU_TIMEOUT,
+    MIN_TIMEOUT,
+    Limits,
+    make_workdir,
+    remove_workdir,
+)
 from astreduce.oracles.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 

@@ -21,7 +21,6 @@ back (the new best changed a conftest) a new pool is started for them.
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import json
 import os
@@ -38,7 +37,7 @@ from typing import Any
 
 from astreduce.files import materialise
 from astreduce.oracles import confine
-from astreduce.oracles.sandbox import Limits, pdeathsig_launcher
+from astreduce.oracles.sandbox import EndedAtExit, Limits, pdeathsig_launcher
 
 #: The script every zygote runs.
 ZYGOTE_SCRIPT = Path(__file__).with_name("_zygote.py")
@@ -331,15 +330,7 @@ class Zygote:
 
 
 #: Zygotes not yet closed: closed at exit, so that none outlives astreduce or leaves its folder.
-_live: set[Zygote] = set()
-_OWNER = os.getpid()
-
-
-@atexit.register
-def _close_live() -> None:
-    if os.getpid() == _OWNER:
-        for zygote in list(_live):
-            zygote.close()
+_live: EndedAtExit[Zygote] = EndedAtExit(Zygote.close)
 
 
 def _rlimits(limits: Limits) -> dict[str, int]:
