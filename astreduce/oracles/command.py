@@ -365,10 +365,21 @@ class Criteria:
 
 
 class ProcessesPending:
-    """A test of one or more processes (one per command); cancelling kills them all."""
+    """A test of one or more processes (one per command); it ends when they all have, and
+    cancelling kills them all. ``wait_limit``: the seconds after which a process counts as ended
+    (it ran out of time; None: each process's own limit)."""
 
-    def __init__(self, processes: list[Process]) -> None:
+    def __init__(self, processes: list[Process], wait_limit: float | None = None) -> None:
         self.processes = processes
+        self.wait_limit = wait_limit
+
+    def done(self) -> bool:
+        return all(p.done(self.wait_limit) for p in self.processes)
+
+    def ready_fds(self) -> list[int] | None:
+        """Descriptors to wait on for the test's end (None: cannot tell, wait() instead)."""
+        fds = [p.ready_fd() for p in self.processes if not p.done(self.wait_limit)]
+        return None if None in fds else [fd for fd in fds if fd is not None]
 
     def cancel(self) -> None:
         for process in self.processes:
@@ -377,17 +388,9 @@ class ProcessesPending:
 
 class _CommandPending(ProcessesPending):
     def __init__(self, oracle: CommandOracle, processes: list[Process]) -> None:
-        super().__init__(processes)
+        super().__init__(processes, oracle.wait_limit)
         self.oracle = oracle
         self.started = time.monotonic()
-
-    def done(self) -> bool:
-        return all(p.done(self.oracle.wait_limit) for p in self.processes)
-
-    def ready_fds(self) -> list[int] | None:
-        """Descriptors to wait on for the test's end (None: cannot tell, wait() instead)."""
-        fds = [p.ready_fd() for p in self.processes if not p.done(self.oracle.wait_limit)]
-        return None if None in fds else [fd for fd in fds if fd is not None]
 
     def wait(self) -> Verdict:
         signatures = [p.wait(self.oracle.wait_limit) for p in self.processes]

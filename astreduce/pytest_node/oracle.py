@@ -406,13 +406,6 @@ class _PlainPending(ProcessesPending):
         self.oracle = oracle
         self.process = process
 
-    def done(self) -> bool:
-        return self.process.done()
-
-    def ready_fds(self) -> list[int] | None:
-        fd = self.process.ready_fd()
-        return None if fd is None else [fd]
-
     def wait(self) -> Verdict:
         signature: Signature = self.process.wait()
         self.oracle.plain_tests += 1

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astreduce.oracles import Run, Target, Traits, Verdict
-from astreduce.oracles.command import Criteria, Process, Signature
+from astreduce.oracles.command import Criteria, Process, ProcessesPending, Signature
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.outcome import Outcome
 
@@ -168,23 +168,17 @@ class Launcher:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-class ChildPending:
+class ChildPending(ProcessesPending):
     """A run under way; :meth:`wait` gives its :class:`ChildRun`."""
 
     def __init__(self, process: Process, spec_path: str, result_path: str) -> None:
+        super().__init__([process])
         self.process = process
         self.spec_path = spec_path
         self.result_path = result_path
 
-    def done(self) -> bool:
-        return self.process.done()
-
-    def ready_fds(self) -> list[int] | None:
-        fd = self.process.ready_fd()
-        return None if fd is None else [fd]
-
     def cancel(self) -> None:
-        self.process.kill()
+        super().cancel()
         self._forget()
 
     def wait(self) -> ChildRun:
