@@ -26,9 +26,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, ReductionStopped, UsageError
+from astreduce.errors import (
+    AstReduceError,
+    InputNotCompilingError,
+    NotReproducibleError,
+    ReductionStopped,
+    UsageError,
+)
 from astreduce.files import read_source, write_atomically
-from astreduce.source.measure import measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import (
     RetryingOracle,
@@ -38,7 +43,8 @@ from astreduce.oracles.options import (
 )
 from astreduce.oracles.signature import SignatureOracle, signature_of
 from astreduce.reduce.single import ReduceConfig, Result, StopRequest, reduce_with
-from astreduce.search.session import ProgressEvent, Session
+from astreduce.search.session import ProgressEvent
+from astreduce.source.measure import measure
 
 #: Seconds an input's first run may take when ``--timeout`` is not given (a hang is not a bucket
 #: unless ``--hang`` asks for one).
@@ -182,9 +188,7 @@ def run_input(path: str, config: ReduceConfig) -> InputRun:
         return InputRun(path, 0, 0, None, str(error))
     size = measure(text)
     try:
-        oracle, first = calibrated_oracle(
-            first_options, text, filename=local.filename, search_path=local.search_path, encode=local.encode
-        )
+        oracle, first = calibrated_oracle(first_options, local.original(text))
     except NotReproducibleError as error:
         return InputRun(path, size.tokens, size.bytes, None, str(error).removeprefix("input does not reproduce: "))
     except InputNotCompilingError as error:  # this input alone: list it (--expect SyntaxError makes it a failure)
@@ -215,7 +219,7 @@ def signature_oracle(text: str, signature: str, config: ReduceConfig) -> Oracle[
         NotReproducibleError: the input no longer fails with the signature, or not every time.
     """
     options = config.options
-    inner, _ = calibrated_oracle(options, text, filename=config.filename, search_path=config.search_path, encode=config.encode)
+    inner, _ = calibrated_oracle(options, config.original(text))
     oracle = SignatureOracle(inner, signature, config.filename, options.strict)
     try:
         verdicts = original_runs(oracle, text, oracle.judge(text), config.jobs)

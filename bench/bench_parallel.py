@@ -36,7 +36,7 @@ import click
 
 from astreduce.cli.options import oracle_options, options_from
 from astreduce.oracles import Target
-from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.oracles.command import CommandOracle
 from astreduce.oracles.execution import ExecOracle
 
@@ -118,7 +118,7 @@ def _oracle_options(**values: object) -> OracleOptions:
 def oracle_alone(program: Path, oracle_args: list[str], text: str, runs: int, cores: int) -> float:
     """The same test ``runs`` times one at a time, against ``cores`` at a time: the speed-up ``-j`` could reach."""
     options = _oracle_options.main(oracle_args, standalone_mode=False)
-    oracle = build_oracle(options, text, filename=program.name)
+    oracle = build_oracle(options, Original(text, program.name))
     try:
         started = time.monotonic()
         for _ in range(runs):

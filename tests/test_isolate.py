@@ -57,7 +57,7 @@ from astreduce.isolate import (
     unified_diff,
 )
 from astreduce.oracles import Oracle, Run, Verdict
-from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.outcome import Outcome
 
 REPO = Path(__file__).resolve().parent.parent
@@ -95,7 +95,7 @@ def built(case: Any, folder: Path) -> tuple[Path, Path, Path]:
 
 def exec_oracle(new_text: str, check: str, filename: str) -> Oracle:
     """The exec oracle calibrated on NEW (its exception is the target), ``check`` appended."""
-    return build_oracle(OracleOptions(append=check), new_text, filename=filename)
+    return build_oracle(OracleOptions(append=check), Original(new_text, filename))
 
 
 def patched(folder: Path, files: dict[str, str], diff: str) -> dict[str, str]:

@@ -32,7 +32,7 @@ from astreduce.files import write_atomically
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.source.measure import measure
-from astreduce.oracles.options import build_oracle, describe_judgement
+from astreduce.oracles.options import Original, build_oracle, describe_judgement
 from astreduce.reduce.report import EXIT_INTERRUPTED
 from astreduce.files import check_output_path, read_source
 from astreduce.reduce.single import StopRequest
@@ -104,9 +104,8 @@ def compare_command(
             search = GrammarSearch(Grammar.load(grammar_path, start_rule), source.text, file.name)
         search_path = str(file.resolve().parent)
         cluster, jobs = cluster_from(dask_address, jobs)
-        oracle = (cluster.build_oracle if cluster is not None else build_oracle)(
-            options, source.text, filename=file.name, search_path=search_path, encode=source.encode
-        )
+        original = Original(source.text, file.name, search_path, source.encode)
+        oracle = cluster.build_oracle(options, original) if cluster is not None else build_oracle(options, original)
         described = describe_judgement(
             oracle, options, Path(append_path).name if append_path else None
         )

@@ -44,7 +44,7 @@ from astreduce.isolate.changes import (
 from astreduce.isolate.trim import sweep, trim
 from astreduce.source.measure import measure
 from astreduce.oracles import Oracle, plugged
-from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
 from astreduce.reduce.single import StopRequest
 from astreduce.search.session import Interrupted
@@ -171,7 +171,7 @@ def isolate(
 
     Args:
         oracle: judges a candidate text; for the exec oracle build it on NEW
-            (``build_oracle(options, new_text, filename=...)``), whose
+            (``build_oracle(options, Original(new_text, filename))``), whose
             exception is the target.
         granularity: ``lines``, ``statements`` or ``functions``.
         jobs: candidates tested at once; the result is the same for every value.
@@ -611,9 +611,7 @@ def isolate_paths(
     if old_source.text == new_source.text:
         raise UsageError("OLD and NEW are identical: there are no changes to isolate")
     try:
-        text_oracle = build_oracle(
-            options, new_source.text, filename=new.name, search_path=str(new.resolve().parent), encode=new_source.encode
-        )
+        text_oracle = build_oracle(options, Original(new_source.text, new.name, str(new.resolve().parent), new_source.encode))
     except NotReproducibleError as error:
         reason = str(error).removeprefix("input does not reproduce: ").replace("exception to reduce for", "exception to isolate for")
         raise NotReproducibleError(f"NEW does not fail: {reason}") from None

@@ -18,9 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from astreduce.errors import AstReduceError, InputNotCompilingError, NotReproducibleError, UsageError
+from astreduce.errors import (
+    AstReduceError,
+    InputNotCompilingError,
+    NotReproducibleError,
+    UsageError,
+)
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
-from astreduce.oracles import Oracle, Pending, Target, Traits, Verdict, Wrapper, confine
+from astreduce.oracles import Oracle, Pending, Target, Verdict, Wrapper, confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.sandbox import Limits
@@ -320,16 +325,8 @@ def describe_judgement(oracle: Oracle[str], options: OracleOptions | None = None
     return text
 
 
-def build_oracle(
-    options: OracleOptions,
-    text: str,
-    *,
-    filename: str,
-    search_path: str = "",
-    encode: Callable[[str], bytes] | None = None,
-    jobs: int = 1,
-) -> Oracle[str]:
-    """The oracle ``options`` describe, calibrated on the original ``text``.
+def build_oracle(options: OracleOptions, original: Original, *, jobs: int = 1) -> Oracle[str]:
+    """The oracle ``options`` describe, calibrated on the original.
 
     With ``jobs`` above 1 the original's repeated runs (the flakiness check)
     run at once, as the search's tests will.
@@ -339,10 +336,10 @@ def build_oracle(
         NotReproducibleError: the original does not reproduce, or not reliably.
     """
     try:
-        oracle, first = calibrated_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+        oracle, first = calibrated_oracle(options, original)
     except NotReproducibleError as error:
         raise blame_confinement(options, error) from None
-    _check_flakiness(oracle, text, first, options.retries, jobs)
+    _check_flakiness(oracle, original.text, first, options.retries, jobs)
     if options.retries > 1:
         return RetryingOracle(oracle, options.retries)
     return oracle
@@ -389,15 +386,8 @@ def denied_by_confinement(options: OracleOptions, said: str) -> UsageError | Non
     )
 
 
-def calibrated_oracle(
-    options: OracleOptions,
-    text: str,
-    *,
-    filename: str,
-    search_path: str = "",
-    encode: Callable[[str], bytes] | None = None,
-) -> tuple[Oracle[str], Verdict]:
-    """The oracle ``options`` describe, calibrated on one run of ``text``, and that run's verdict.
+def calibrated_oracle(options: OracleOptions, original: Original) -> tuple[Oracle[str], Verdict]:
+    """The oracle ``options`` describe, calibrated on one run of the original, and that run's verdict.
 
     :func:`build_oracle` adds the flakiness check; ``astreduce batch`` runs
     each input just this once. The oracle's kind (:data:`ORACLE_KINDS`) builds it.
@@ -407,7 +397,7 @@ def calibrated_oracle(
         NotReproducibleError: the original does not reproduce.
     """
     options.check()
-    return ORACLE_KINDS[options.kind].calibrate(options, Original(text, filename, search_path, encode))
+    return ORACLE_KINDS[options.kind].calibrate(options, original)
 
 
 def describe_options(options: OracleOptions) -> str:

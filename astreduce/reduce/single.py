@@ -28,7 +28,7 @@ from astreduce.files import check_output_path, default_output, newline_of, read_
 from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, plugged
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.options import EchoingOracle, OracleOptions, build_oracle, require_target
+from astreduce.oracles.options import EchoingOracle, OracleOptions, Original, build_oracle, require_target
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.oracles.predicate import outcome_line as describe_call
 from astreduce.outcome import Outcome
@@ -160,6 +160,10 @@ class ReduceConfig:
 
     def __post_init__(self) -> None:
         self.check()  # once, where the settings are gathered: every job gets settings that go together
+
+    def original(self, text: str) -> Original:
+        """The input ``text`` as the oracle is calibrated on it: its name, folder and encoding."""
+        return Original(text, self.filename, self.search_path, self.encode)
 
     def budget(self) -> Budget | None:
         """The budget the reduction's sessions share, when one is set (it starts now)."""
@@ -356,14 +360,9 @@ def reduce_with(
     judged: Oracle[str]
     cluster = config.cluster
     if oracle is None and cluster is not None:
-        judged = cluster.build_oracle(
-            config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode
-        )
+        judged = cluster.build_oracle(config.options, config.original(text))
     elif oracle is None:
-        judged = build_oracle(
-            config.options, text, filename=config.filename, search_path=config.search_path, encode=config.encode,
-            jobs=config.jobs,
-        )
+        judged = build_oracle(config.options, config.original(text), jobs=config.jobs)
     else:
         judged = plugged(oracle) if cluster is None else cluster.adopt(plugged(oracle))
         first = judged.judge(text)

@@ -41,7 +41,7 @@ from typing import Any, TypeVar, cast
 
 from astreduce.errors import UsageError
 from astreduce.oracles import Oracle, Verdict, Wrapper
-from astreduce.oracles.options import OracleOptions, build_oracle
+from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.oracles.recipe import Recipe, rebuild, recipe_of
 
 #: Seconds to wait for the scheduler to answer, and then for a first worker.
@@ -136,9 +136,9 @@ def run_test(recipe: Recipe, text: str) -> tuple[Verdict | None, str]:
         _give_back(recipe.token, oracle)
 
 
-def calibrate_here(options: OracleOptions, text: str, filename: str, search_path: str, encode: Callable[[str], bytes] | None) -> Recipe:
+def calibrate_here(options: OracleOptions, original: Original) -> Recipe:
     """A worker's task: build and calibrate the oracle ``options`` describe on the original; its recipe."""
-    oracle = build_oracle(options, text, filename=filename, search_path=search_path, encode=encode)
+    oracle = build_oracle(options, original)
     try:
         return recipe_of(oracle)
     finally:
@@ -181,17 +181,14 @@ class Cluster:
         results: list[R] = self.client.gather(futures)
         return results
 
-    def build_oracle(
-        self, options: OracleOptions, text: str, *, filename: str, search_path: str = "",
-        encode: Callable[[str], bytes] | None = None,
-    ) -> ClusterOracle[str]:
+    def build_oracle(self, options: OracleOptions, original: Original) -> ClusterOracle[str]:
         """The oracle ``options`` describe, calibrated on a worker: tests run on the cluster.
 
         Raises:
             UsageError, NotReproducibleError: as :func:`~astreduce.oracles.options.build_oracle` raises them on the worker.
             ClusterError: the cluster failed to run the calibration.
         """
-        recipe = _result(self.submit(calibrate_here, options, text, filename, search_path, encode))
+        recipe = _result(self.submit(calibrate_here, options, original))
         return ClusterOracle(self, recipe)
 
     def adopt(self, oracle: Oracle[C]) -> ClusterOracle[C]:
