@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import re
 import sys
-from abc import ABC, abstractmethod
 import types
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path

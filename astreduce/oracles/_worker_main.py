@@ -112,14 +112,16 @@ def run_source(source, path, keep_place=False):
 
 
 def run_main(code, path, then=None):
-    # type: (types.CodeType, str, types.CodeType | None) -> dict[str, object]
-    """Run ``code`` (then ``then``) as ``__main__`` from ``path``: the report of how it ended."""
+    # type: (types.CodeType | tuple[types.CodeType, ...], str, types.CodeType | None) -> dict[str, object]
+    """Run ``code`` (then ``then``) as ``__main__`` from ``path``: the report of how it ended. ``code`` may
+    be a tuple of code objects run in turn (a module's statements, compiled apart)."""
     module = types.ModuleType("__main__")
     module.__file__ = path
     module.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = module
     try:
-        exec(code, module.__dict__)
+        for part in code if isinstance(code, tuple) else (code,):
+            exec(part, module.__dict__)
         if then is not None:
             exec(then, module.__dict__)
     except BaseException as error:  # the candidate's own exception: report it, whatever it is

@@ -33,7 +33,14 @@ from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.oracles import Run, Traits, Verdict
 from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.sandbox import (
-    MIN_TIMEOUT, Limits, ProcessGroupCap, kill_group, make_workdir, pdeathsig_launcher, release_workdir, wait_exit,
+    MIN_TIMEOUT,
+    Limits,
+    ProcessGroupCap,
+    kill_group,
+    make_workdir,
+    pdeathsig_launcher,
+    release_workdir,
+    wait_exit,
 )
 from astreduce.outcome import Outcome
 

@@ -5,7 +5,7 @@ costs an interpreter start and every module of the package compiled from
 source in every test: on the standard library's ``email`` package, 10,000
 lines, about 0.1 s a test however small the change. Under astreduce's own
 interpreter a test is instead a child forked ahead (the exec oracle's
-:class:`~astreduce.oracles.execution.Spare`), which
+:class:`~astreduce.oracles.spare.Spare`), which
 
 * writes the tree into its own folder and runs the entry file there as
   ``__main__``, the folder first on ``sys.path``, as ``--entry`` does;
@@ -31,8 +31,9 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from astreduce.oracles._worker_main import run_main, syntax_report
-from astreduce.oracles.execution import OUTPUT_NAME, Job, Spare, compile_quietly, start_in_spare
+from astreduce.oracles.execution import compile_quietly
 from astreduce.oracles.sandbox import Limits
+from astreduce.oracles.spare import OUTPUT_NAME, Job, Spare, start_in_spare
 
 #: Code objects by (path, text), compiled in the parent; a child forked later finds them in its memory.
 _CODES: OrderedDict[tuple[str, str], types.CodeType | None] = OrderedDict()

@@ -7,7 +7,7 @@ is copied for it: on stdlib_argparse at ``-j 1``, about 1,000 page faults a
 test, a third of astreduce's own time, and the fork itself 1.3 ms more. The
 server is forked once, while astreduce is still small; it touches nothing
 after that, so forking it costs little and copies nothing of astreduce's
-later work. A child it forks is a :class:`~astreduce.oracles.execution.Spare`
+later work. A child it forks is a :class:`~astreduce.oracles.spare.Spare`
 as one forked by astreduce would be (the same modules, the same code), given
 its pipes over a Unix socket.
 

@@ -35,8 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from astreduce.oracles import Run, Traits, Verdict
-from astreduce.oracles._worker_main import error_message, flush_output, innermost_function, qualified
-from astreduce.oracles.execution import OUTPUT_NAME, Job
+from astreduce.oracles._worker_main import (
+    error_message,
+    flush_output,
+    innermost_function,
+    qualified,
+)
 from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.sandbox import (
     MIN_CPU_TIMEOUT,
@@ -46,6 +50,7 @@ from astreduce.oracles.sandbox import (
     enter_test_folder,
     make_workdir,
 )
+from astreduce.oracles.spare import OUTPUT_NAME, Job
 from astreduce.outcome import Outcome
 
 #: Time limit while the original is judged, before calibration sets one (``timeout`` unless given).

@@ -52,7 +52,6 @@ from astreduce.oracles.command import (
     command_argv,
     script_argv,
 )
-from astreduce.oracles.execution import Job
 from astreduce.oracles.forked_tree import ForkedTree
 from astreduce.oracles.options import (
     FLAKINESS_RUNS,
@@ -69,6 +68,7 @@ from astreduce.oracles.sandbox import (
     make_workdir,
     remove_workdir,
 )
+from astreduce.oracles.spare import Job
 from astreduce.oracles.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 

@@ -22,11 +22,9 @@ it compile, is keyed whole.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import marshal
 import re
-import symtable
 import time
 import types
 import warnings
@@ -35,25 +33,10 @@ from typing import Any
 
 from astreduce.oracles.execution import PRECOMPILE_LIMIT
 from astreduce.search.scheduler import digest
+from astreduce.source.statements import declares_global, incomplete, member_starts
+from astreduce.source.statements import starts as statement_starts
 
 __all__ = ["CodeKey", "code_key"]
-
-#: Where a top-level statement may start: a line's first character, not blank, not a comment, not what
-#: continues the statement before (a closing bracket, ``else``, ``elif``, ``except``, ``finally``); a
-#: decorator's line starts its function's statement, and the lines after it are that statement's.
-_STARTS = r"(?![\s#)\]}]|(?:else|elif|except|finally)\b)"
-_STATEMENT_START = re.compile(_STARTS)
-_NEXT_STATEMENT = re.compile(r"\n" + _STARTS)  # a newline first: the regex engine finds them fast
-
-
-def _starts(text: str, first: re.Pattern[str], after: re.Pattern[str]) -> list[int]:
-    """Where pieces of ``text`` may start (at their lines' first character): at 0 if ``first`` matches there,
-    then after the newline of each match of ``after`` (``first`` after a newline)."""
-    starts = [m.start() + 1 for m in after.finditer(text)]
-    if first.match(text):
-        starts.insert(0, 0)
-    return starts
-
 
 #: Statement texts keyed and kept (the oldest is dropped first).
 _KEPT = 4096
@@ -66,26 +49,6 @@ def _compiled(text: str) -> types.CodeType | None:
             return compile(text, "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-#: compile()'s flags that tell input which more lines may complete (``codeop``'s) from a plain error.
-_INCOMPLETE_FLAGS = 0x4000 | 0x200  # PyCF_ALLOW_INCOMPLETE_INPUT | PyCF_DONT_IMPLY_DEDENT
-
-
-def _incomplete(text: str) -> bool:
-    """Whether ``text``, which does not compile, may compile with more lines after it (an open bracket,
-    string or block, a decorator, a backslash): only then can a piece of a candidate take the next."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, "<candidate>", "exec", _INCOMPLETE_FLAGS, dont_inherit=True)
-    except SyntaxError as error:
-        return error.msg == "incomplete input"
-    except ValueError as error:  # flags this Python does not know (before 3.11): more lines may help
-        return "flags" in str(error)
-    except (RecursionError, MemoryError):
-        return False
-    return True  # compiles with the flags, not without: the last piece without its newline, say
 
 
 def code_key(text: str) -> bytes | None:
@@ -184,7 +147,7 @@ class CodeKey:
             return _whole_key(code)
         if "__future__" in text:
             return code_key(text)
-        starts = _starts(text, _STATEMENT_START, _NEXT_STATEMENT)
+        starts = statement_starts(text)
         first = 0
         if not starts or starts[0] != 0:  # comments and blank lines before the first statement, or an error
             if self._unit_key(text[: starts[0] if starts else len(text)]) != self._nothing:
@@ -218,7 +181,7 @@ class CodeKey:
         if not isinstance(self._unit_key(indent + "pass\n", header), bytes):  # a header over several lines, say
             return _UNSPLIT
         body_text = piece[body.start() :]
-        starts = _starts(body_text, *_member_starts(indent))
+        starts = statement_starts(body_text, *member_starts(indent))
         if not starts or starts[0] != 0:
             return _UNSPLIT
         others = header + indent + "pass\n"  # only the first member may be the class's docstring
@@ -265,9 +228,9 @@ class CodeKey:
         code = _compiled(unit)
         key: bytes | None | _Mark = None
         if code is None:
-            key = _MORE if _incomplete(unit) else None
+            key = _MORE if incomplete(unit) else None
         else:
-            if ("global" in unit or "nonlocal" in unit) and _declares_global(unit):
+            if ("global" in unit or "nonlocal" in unit) and declares_global(unit, classes=True):
                 key = _WHOLE
             else:
                 key = _code_digest(code, b"unit")
@@ -297,19 +260,5 @@ _NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
 _BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
 
 
-@functools.lru_cache(maxsize=16)
-def _member_starts(indent: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Where a class member indented by ``indent`` may start (see :func:`_starts`), once per indentation."""
-    member = re.compile(re.escape(indent) + _STARTS)
-    return member, re.compile("\n" + member.pattern)
-
-
 def _join(kind: bytes, keys: list[bytes]) -> bytes:
     return hashlib.blake2b(kind + b"\0" + b"".join(keys), digest_size=20).digest()
-
-
-def _declares_global(unit: str) -> bool:
-    """Whether ``unit`` (which compiles) declares a name global or nonlocal at module level or in a top-level class's body."""
-    table = symtable.symtable(unit, "<candidate>", "exec")
-    scopes = [table, *(child for child in table.get_children() if child.get_type() == "class")]
-    return any(symbol.is_declared_global() or symbol.is_nonlocal() for scope in scopes for symbol in scope.get_symbols())

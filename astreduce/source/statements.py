@@ -1,0 +1,73 @@
+"""Where a text's top-level statements (or a class's members) may start, found without parsing.
+
+A module's code is the code of its top-level statements one after the
+other, and each statement compiles the same alone: so a candidate that
+changes one function need only compile that function's statement, for its
+key (:mod:`astreduce.search.alike`) and for its test
+(:mod:`astreduce.oracles.pieces`). A line is taken for a statement's start
+by its first character alone; one that is not a start (inside a docstring
+or brackets, after a decorator or a backslash) leaves a piece that does not
+compile but may with the lines after it (:func:`incomplete`): such a piece
+takes the next.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import symtable
+import warnings
+
+__all__ = ["NEXT_STATEMENT", "STATEMENT_START", "declares_global", "incomplete", "member_starts", "starts"]
+
+#: Where a top-level statement may start: a line's first character, not blank, not a comment, not what
+#: continues the statement before (a closing bracket, ``else``, ``elif``, ``except``, ``finally``); a
+#: decorator's line starts its function's statement, and the lines after it are that statement's.
+_STARTS = r"(?![\s#)\]}]|(?:else|elif|except|finally)\b)"
+STATEMENT_START = re.compile(_STARTS)
+NEXT_STATEMENT = re.compile(r"\n" + _STARTS)  # a newline first: the regex engine finds them fast
+
+
+def starts(text: str, first: re.Pattern[str] = STATEMENT_START, after: re.Pattern[str] = NEXT_STATEMENT) -> list[int]:
+    """Where pieces of ``text`` may start (at their lines' first character): at 0 if ``first`` matches there,
+    then after the newline of each match of ``after`` (``first`` after a newline)."""
+    found = [m.start() + 1 for m in after.finditer(text)]
+    if first.match(text):
+        found.insert(0, 0)
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def member_starts(indent: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where a class member indented by ``indent`` may start (see :func:`starts`), once per indentation."""
+    member = re.compile(re.escape(indent) + _STARTS)
+    return member, re.compile("\n" + member.pattern)
+
+
+#: compile()'s flags that tell input which more lines may complete (``codeop``'s) from a plain error.
+_INCOMPLETE_FLAGS = 0x4000 | 0x200  # PyCF_ALLOW_INCOMPLETE_INPUT | PyCF_DONT_IMPLY_DEDENT
+
+
+def incomplete(text: str) -> bool:
+    """Whether ``text``, which does not compile, may compile with more lines after it (an open bracket,
+    string or block, a decorator, a backslash): only then can a piece of a candidate take the next."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<candidate>", "exec", _INCOMPLETE_FLAGS, dont_inherit=True)
+    except SyntaxError as error:
+        return error.msg == "incomplete input"
+    except ValueError as error:  # flags this Python does not know (before 3.11): more lines may help
+        return "flags" in str(error)
+    except (RecursionError, MemoryError):
+        return False
+    return True  # compiles with the flags, not without: the last piece without its newline, say
+
+
+def declares_global(unit: str, classes: bool = False) -> bool:
+    """Whether ``unit`` (which compiles) declares a name global or nonlocal at module level (or, with
+    ``classes``, in a top-level class's body): that changes how the statements after it compile, so a
+    text with one is compiled whole."""
+    table = symtable.symtable(unit, "<candidate>", "exec")
+    scopes = [table, *(child for child in table.get_children() if classes and child.get_type() == "class")]
+    return any(symbol.is_declared_global() or symbol.is_nonlocal() for scope in scopes for symbol in scope.get_symbols())
