@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from astreduce.oracles import Target
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.pieces import ModuleCode, compiled_parts
+from astreduce.oracles.pieces import ModuleCode
 from astreduce.source.statements import starts
 
 #: Programs whose statements are hard to cut: name -> text (each ends by raising from a function, so that
@@ -135,33 +135,5 @@ def test_a_statements_run_reports_the_candidates_lines() -> None:
         body = "".join(f"x{i} = {i}\n" for i in range(3000))
         run = oracle.run(body + "try:\n    1 / 0\nexcept ZeroDivisionError as error:\n    raise KeyError(error.__traceback__.tb_lineno)\n")
         assert (run.exception, run.message) == ("KeyError", "3002"), run
-    finally:
-        oracle.close()
-
-
-def test_a_large_statement_seen_once_is_left_to_the_child() -> None:
-    # several tests at once: this process compiles a large class only when it comes again
-    big = "class Big:\n" + "".join(f"    def m{i}(self):\n        return {i}\n" for i in range(300))
-    text = "import os\n" + big + "def f():\n    raise ValueError(Big().m7())\nf()\n"
-    module = ModuleCode("prog.py")
-    parts = module.codes(text, defer=True)
-    assert parts is not None and isinstance(parts[1], tuple) and parts[1] == (big, 1)
-    codes = compiled_parts(tuple(parts), "prog.py")
-    assert codes is not None
-    assert _traceback(list(codes)) == _traceback(compile(text, "prog.py", "exec"))
-    again = module.codes(text, defer=True)  # seen before: compiled here
-    assert again is not None and all(isinstance(part, types.CodeType) for part in again)
-
-
-def test_a_deferred_piece_that_is_no_statement_leaves_the_whole_to_the_child() -> None:
-    # a long decorator is a piece of its function's statement, which only compiling tells: the child's
-    # compile of it fails, and the child compiles the whole text
-    text = "import functools\n@functools.lru_cache(\n" + "    # a long comment\n" * 300 + ")\ndef f():\n    raise ValueError(1)\nf()\n"
-    parts = ModuleCode("prog.py").codes(text, defer=True)
-    assert parts is not None and isinstance(parts[1], tuple) and isinstance(parts[2], types.CodeType)
-    assert compiled_parts(tuple(parts), "prog.py") is None
-    oracle = ExecOracle(Target.parse("ValueError:1"), timeout=30)
-    try:
-        assert oracle.start(text).wait().outcome.name == "FAIL"
     finally:
         oracle.close()

@@ -32,7 +32,7 @@ from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import (
     syntax_message,
 )
-from astreduce.oracles.pieces import ModuleCode, Part, shift_lines
+from astreduce.oracles.pieces import ModuleCode, shift_lines
 from astreduce.oracles.sandbox import (
     MIN_CPU_TIMEOUT,
     MIN_TIMEOUT,
@@ -203,7 +203,7 @@ class ExecOracle:
         append_code = self._append_code()
         glued = self.append and append_code is None  # the append compiles only after a candidate
         source = text + ("\n" + self.append if self.append else "")
-        code: types.CodeType | tuple[Part, ...] | None = None if glued else self._compiled.pop(text, None)
+        code: types.CodeType | tuple[types.CodeType, ...] | None = None if glued else self._compiled.pop(text, None)
         if code is None and compile_here and len(source) < PRECOMPILE_LIMIT:
             compiled = _compile(source if glued else text, self.code_name)
             if isinstance(compiled, Run):
@@ -212,7 +212,7 @@ class ExecOracle:
         if code is None and not glued:
             if self._statements is None or self._statements.filename != self.code_name:
                 self._statements = ModuleCode(self.code_name)
-            parts = self._statements.codes(text, defer=not compile_here)
+            parts = self._statements.codes(text)
             code = None if parts is None else tuple(parts)
         if append_code is not None:  # its lines as in the file the child writes: the candidate's, then its own
             append_code = shift_lines(append_code, text.count("\n") + 1)

@@ -30,15 +30,10 @@ from collections import OrderedDict
 
 from astreduce.source.statements import declares_global, incomplete, starts
 
-__all__ = ["ModuleCode", "Part", "compiled_parts", "shift_lines"]
+__all__ = ["ModuleCode", "shift_lines"]
 
 #: Statements (and their code moved to a line) kept, the least recently used dropped first.
 _KEPT = 4096
-#: Under ``defer``, statements this long or longer are compiled here only when seen twice (a large class
-#: compiles in 2 to 5 ms).
-_DEFER_FROM = 4096
-#: A statement's code, or (deferred) its text and the line it starts after.
-Part = types.CodeType | tuple[str, int]
 #: A statement that starts with a string (its prefix, then a quote): alone, it would be a docstring.
 _STRING_FIRST = re.compile(r"[rRbBuUfF]{0,2}['\"]")
 
@@ -52,21 +47,10 @@ class ModuleCode:
         self._moved: OrderedDict[tuple[str, int], types.CodeType] = OrderedDict()
         self.compiled = 0
         """Statements compiled so far (the cache's misses), for benchmarks."""
-        self._sighted: OrderedDict[str, None] = OrderedDict()
-        """Large statements seen once and left to the test's child (see :meth:`codes`)."""
 
-    def codes(self, text: str, defer: bool = False) -> list[Part] | None:
+    def codes(self, text: str) -> list[types.CodeType] | None:
         """The code of each top-level statement of ``text``, its lines where they are in ``text``;
-        None when ``text`` must be compiled whole.
-
-        With ``defer`` (several tests run at once, and this process, which
-        renders and starts them all, is what they wait for) a large statement
-        seen for the first time is not compiled here but given as its text
-        and line (see :func:`compiled_parts`): the test's child compiles it
-        on its own core. Most such statements are a large class that one
-        candidate changed and no other shares; one seen again (the class as
-        the best now has it) is compiled here and kept.
-        """
+        None when ``text`` must be compiled whole."""
         if "__future__" in text or "__annotations__" in text:  # how the rest compiles; made before the first statement
             return None
         cuts = starts(text)
@@ -79,21 +63,15 @@ class ModuleCode:
                 return None
             cuts[0] = 0
         ends = [*cuts[1:], len(text)]
-        parts: list[Part] = []
+        codes: list[types.CodeType] = []
         index = line = done = 0  # done: where ``line`` was counted to
         while index < len(cuts):
-            line += text.count("\n", done, cuts[index])
-            done = cuts[index]
             width = 1
             while True:
                 last = min(len(cuts), index + width) - 1
                 piece = text[cuts[index] : ends[last]]
                 before = "pass\n" if index and _STRING_FIRST.match(piece) else ""
-                unit = before + piece
-                if defer and width == 1 and len(piece) >= _DEFER_FROM and self._first_sight(unit):
-                    code: types.CodeType | None | _Incomplete = None
-                    break
-                code = self._compile(unit)
+                code = self._compile(before + piece)
                 if code is None:
                     return None
                 if not isinstance(code, _Incomplete):
@@ -101,19 +79,11 @@ class ModuleCode:
                 if last == len(cuts) - 1:
                     return None  # the text ends first: it does not compile whole either
                 width *= 2
-            start = line - (1 if before else 0)
-            parts.append((unit, start) if code is None or isinstance(code, _Incomplete) else self._moved_to(unit, code, start))
+            line += text.count("\n", done, cuts[index])
+            done = cuts[index]
+            codes.append(self._moved_to(before + piece, code, line - (1 if before else 0)))
             index = last + 1
-        return parts
-
-    def _first_sight(self, unit: str) -> bool:
-        """Whether ``unit`` is neither compiled nor seen before (it is seen now)."""
-        if unit in self._compiled or unit in self._sighted:
-            return False
-        self._sighted[unit] = None
-        if len(self._sighted) > _KEPT:
-            self._sighted.popitem(last=False)
-        return True
+        return codes
 
     def _compile(self, unit: str) -> types.CodeType | None | _Incomplete:
         """``unit`` compiled at line 1 (cached); None if it has an error or must not be compiled alone."""
@@ -158,24 +128,3 @@ class _Incomplete:
 
 
 _INCOMPLETE = _Incomplete()
-
-
-def compiled_parts(parts: tuple[Part, ...], filename: str) -> tuple[types.CodeType, ...] | None:
-    """In the test's child: ``parts`` with each deferred statement compiled and moved to its line; None if one
-    does not compile (it may be a piece of a statement: then the whole text is compiled, and its error
-    reported)."""
-    codes: list[types.CodeType] = []
-    for part in parts:
-        if isinstance(part, tuple):
-            unit, line = part
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    code = compile(unit, filename, "exec", dont_inherit=True)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return None
-            if ("global" in unit or "nonlocal" in unit) and declares_global(unit):
-                return None
-            part = shift_lines(code, line) if line else code
-        codes.append(part)
-    return tuple(codes)

@@ -31,7 +31,6 @@ from astreduce.oracles import Run
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_report
 from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.forkserver import ForkServer, Reply, forget_server, fork_server
-from astreduce.oracles.pieces import Part, compiled_parts
 from astreduce.oracles.sandbox import (
     EndedAtExit,
     Limits,
@@ -441,11 +440,8 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _run(text: str, code: types.CodeType | tuple[Part, ...] | None, append_code: types.CodeType | None, path: str) -> dict[str, object]:
-    """Run ``text`` (``code``, when the parent compiled it, whole or statement by statement: then the
-    statements it left are compiled here), then ``append_code``, as ``__main__``: the report."""
-    if isinstance(code, tuple):
-        code = compiled_parts(code, os.path.basename(path))
+def _run(text: str, code: types.CodeType | tuple[types.CodeType, ...] | None, append_code: types.CodeType | None, path: str) -> dict[str, object]:
+    """Run ``text`` (``code``, when the parent compiled it, whole or statement by statement), then ``append_code``, as ``__main__``: the report."""
     try:
         if code is None:
             code = compile(text, os.path.basename(path), "exec", dont_inherit=True)
