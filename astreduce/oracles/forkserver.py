@@ -169,10 +169,11 @@ def _leave(*signal_args: object) -> None:
 def _clean_up(live: dict[int, str]) -> None:
     """Kill the children still running or waiting (their tests are nobody's now) and remove their folders."""
     for pid in list(live):
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        for kill in (os.killpg, os.kill):  # its group, and itself should it have left the group
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     for pid, workdir in live.items():
         try:
             os.waitpid(pid, 0)
