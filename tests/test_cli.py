@@ -532,18 +532,18 @@ def test_signal_leaves_no_candidate_running(early_interrupt: EarlyInterrupt) -> 
 
 def test_cancelling_a_test_interrupted_while_it_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a Ctrl-C at the wrong moment did before the CLI stopped between tests: exit 1, a traceback."""
-    from astreduce.oracles import Target, execution
+    from astreduce.oracles import Target, execution, spare
 
     oracle = execution.ExecOracle(target=Target("ValueError", match="type"), timeout=10)
     pending = oracle.start("raise ValueError('x')\n")
-    release = execution.release_workdir
+    release = spare.release_workdir
 
     def interrupted(path: str, own_files: frozenset[str]) -> None:
-        monkeypatch.setattr(execution, "release_workdir", release)
+        monkeypatch.setattr(spare, "release_workdir", release)
         release(path, own_files)
         raise KeyboardInterrupt  # as if SIGINT arrived here
 
-    monkeypatch.setattr(execution, "release_workdir", interrupted)
+    monkeypatch.setattr(spare, "release_workdir", interrupted)
     with pytest.raises(KeyboardInterrupt):
         pending.wait()
     pending.cancel()  # what Session._parallel's cleanup does on the way out
