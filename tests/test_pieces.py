@@ -137,3 +137,17 @@ def test_a_statements_run_reports_the_candidates_lines() -> None:
         assert (run.exception, run.message) == ("KeyError", "3002"), run
     finally:
         oracle.close()
+
+
+def test_the_statements_kept_are_bounded_by_their_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from astreduce.oracles import pieces
+
+    monkeypatch.setattr(pieces, "_KEPT_CHARS", 2000)
+    module = ModuleCode("prog.py")
+    texts = ["".join(f"def f{i}_{v}():\n    return {i}\n" for i in range(20)) for v in range(5)]
+    for text in texts:
+        assert module.codes(text) is not None
+    assert module._compiled.chars <= 2000 + max(len(t) for t in texts)
+    compiled = module.compiled
+    assert module.codes(texts[-1]) is not None and module.compiled == compiled  # the latest are kept
+    assert module.codes(texts[0]) is not None and module.compiled > compiled  # the oldest were dropped

@@ -27,13 +27,15 @@ import re
 import types
 import warnings
 from collections import OrderedDict
+from typing import TypeVar
 
 from astreduce.source.statements import declares_global, incomplete, starts
 
 __all__ = ["ModuleCode", "shift_lines"]
 
-#: Statements (and their code moved to a line) kept, the least recently used dropped first.
-_KEPT = 4096
+#: Characters of statements kept with their code (and again with their code moved to a line), the least
+#: recently used dropped first: a large class changed by one candidate after another is kept once a version.
+_KEPT_CHARS = 4 << 20
 #: A statement that starts with a string (its prefix, then a quote): alone, it would be a docstring.
 _STRING_FIRST = re.compile(r"[rRbBuUfF]{0,2}['\"]")
 
@@ -43,8 +45,8 @@ class ModuleCode:
 
     def __init__(self, filename: str) -> None:
         self.filename = filename
-        self._compiled: OrderedDict[str, types.CodeType | None | _Incomplete] = OrderedDict()
-        self._moved: OrderedDict[tuple[str, int], types.CodeType] = OrderedDict()
+        self._compiled: _Kept[str, types.CodeType | None | _Incomplete] = _Kept()
+        self._moved: _Kept[tuple[str, int], types.CodeType] = _Kept()
         self.compiled = 0
         """Statements compiled so far (the cache's misses), for benchmarks."""
 
@@ -88,8 +90,7 @@ class ModuleCode:
     def _compile(self, unit: str) -> types.CodeType | None | _Incomplete:
         """``unit`` compiled at line 1 (cached); None if it has an error or must not be compiled alone."""
         if unit in self._compiled:
-            self._compiled.move_to_end(unit)
-            return self._compiled[unit]
+            return self._compiled.hit(unit)
         code: types.CodeType | None | _Incomplete
         try:
             with warnings.catch_warnings():
@@ -100,20 +101,17 @@ class ModuleCode:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             code = _INCOMPLETE if incomplete(unit) else None
         self.compiled += 1
-        self._compiled[unit] = code
-        if len(self._compiled) > _KEPT:
-            self._compiled.popitem(last=False)
+        self._compiled.keep(unit, code, len(unit))
         return code
 
     def _moved_to(self, unit: str, code: types.CodeType, line: int) -> types.CodeType:
         if line == 0:
             return code
         key = (unit, line)
-        moved = self._moved.get(key)
-        if moved is None:
-            moved = self._moved[key] = shift_lines(code, line)
-            if len(self._moved) > _KEPT:
-                self._moved.popitem(last=False)
+        if key in self._moved:
+            return self._moved.hit(key)
+        moved = shift_lines(code, line)
+        self._moved.keep(key, moved, len(unit))
         return moved
 
 
@@ -121,6 +119,30 @@ def shift_lines(code: types.CodeType, offset: int) -> types.CodeType:
     """``code`` with every line number ``offset`` further down (nested functions and classes too)."""
     consts = tuple(shift_lines(c, offset) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     return code.replace(co_firstlineno=code.co_firstlineno + offset, co_consts=consts)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Kept(OrderedDict[K, V]):
+    """A cache that drops its least recently used entries past :data:`_KEPT_CHARS` characters of statements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chars = 0
+
+    def hit(self, key: K) -> V:
+        """The value of ``key``, which is kept: it becomes the most recent."""
+        self.move_to_end(key)
+        return self[key]
+
+    def keep(self, key: K, value: V, chars: int) -> None:
+        self[key] = value
+        self.chars += chars
+        while self.chars > _KEPT_CHARS and len(self) > 1:
+            old, _ = self.popitem(last=False)
+            self.chars -= len(old if isinstance(old, str) else old[0])  # type: ignore[index]  # a statement, or (statement, line)
 
 
 class _Incomplete:
