@@ -27,6 +27,7 @@ import re
 import types
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TypeVar
 
 from astreduce.source.statements import declares_global, incomplete, starts
@@ -45,8 +46,8 @@ class ModuleCode:
 
     def __init__(self, filename: str) -> None:
         self.filename = filename
-        self._compiled: _Kept[str, types.CodeType | None | _Incomplete] = _Kept()
-        self._moved: _Kept[tuple[str, int], types.CodeType] = _Kept()
+        self._compiled: _Kept[str, types.CodeType | None | _Incomplete] = _Kept(len)
+        self._moved: _Kept[tuple[str, int], types.CodeType] = _Kept(lambda key: len(key[0]))
         self.compiled = 0
         """Statements compiled so far (the cache's misses), for benchmarks."""
 
@@ -101,7 +102,7 @@ class ModuleCode:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             code = _INCOMPLETE if incomplete(unit) else None
         self.compiled += 1
-        self._compiled.keep(unit, code, len(unit))
+        self._compiled.keep(unit, code)
         return code
 
     def _moved_to(self, unit: str, code: types.CodeType, line: int) -> types.CodeType:
@@ -111,7 +112,7 @@ class ModuleCode:
         if key in self._moved:
             return self._moved.hit(key)
         moved = shift_lines(code, line)
-        self._moved.keep(key, moved, len(unit))
+        self._moved.keep(key, moved)
         return moved
 
 
@@ -126,10 +127,12 @@ V = TypeVar("V")
 
 
 class _Kept(OrderedDict[K, V]):
-    """A cache that drops its least recently used entries past :data:`_KEPT_CHARS` characters of statements."""
+    """A cache that drops its least recently used entries past :data:`_KEPT_CHARS` characters of
+    statements (``size``: a key's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: Callable[[K], int]) -> None:
         super().__init__()
+        self.size = size
         self.chars = 0
 
     def hit(self, key: K) -> V:
@@ -137,12 +140,11 @@ class _Kept(OrderedDict[K, V]):
         self.move_to_end(key)
         return self[key]
 
-    def keep(self, key: K, value: V, chars: int) -> None:
+    def keep(self, key: K, value: V) -> None:
         self[key] = value
-        self.chars += chars
+        self.chars += self.size(key)
         while self.chars > _KEPT_CHARS and len(self) > 1:
-            old, _ = self.popitem(last=False)
-            self.chars -= len(old if isinstance(old, str) else old[0])  # type: ignore[index]  # a statement, or (statement, line)
+            self.chars -= self.size(self.popitem(last=False)[0])
 
 
 class _Incomplete:
