@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
-from astreduce.source.measure import Size, measure
+from astreduce.source.measure import Measure, Size
 from astreduce.oracles import Pending, Verdict
 from astreduce.outcome import Outcome, first_fail
 from astreduce.search.alike import CodeKey
@@ -213,7 +213,9 @@ class Session:
 
     def __post_init__(self) -> None:
         self.best = self.text
-        self.best_size = measure(self.text)
+        self._measure = Measure()
+        """Sizes at the cost of the change: most candidates differ from the best in one statement."""
+        self.best_size = self._measure(self.text)
         self.original_size = self.best_size
         # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
         self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
@@ -379,7 +381,7 @@ class Session:
         if saved is None:
             return accepted
         if self._measured is None or self._measured[0] is not saved:
-            self._measured = (saved, measure(saved))
+            self._measured = (saved, self._measure(saved))
         size = self._measured[1]
         return size if size.key < accepted.key else accepted
 
@@ -387,7 +389,7 @@ class Session:
         """Make ``text`` (a candidate known to FAIL) the best if it is smaller; True if it was."""
         if text == self.best:
             return False
-        size = measure(text)
+        size = self._measure(text)
         if size.key >= self.best_size.key:
             return False
         self.best = text

@@ -23,6 +23,7 @@ import warnings
 from dataclasses import dataclass
 
 from astreduce.source.fstrings import token_count
+from astreduce.source.statements import starts
 
 #: Token kinds that DESIGN.md's count leaves out (the text passes skip them too).
 NOT_COUNTED = frozenset(
@@ -64,22 +65,88 @@ def python_tokens(text: str) -> list[tokenize.TokenInfo] | None:
 
 
 def measure(text: str) -> Size:
-    tokens = python_tokens(text)
-    if tokens is not None:
-        count = len(tokens)
-        if sys.version_info < (3, 12):  # an f-string is one token there: count its fields as 3.12 does
-            count += sum(token_count(t.string) - 1 for t in tokens if t.type == tokenize.STRING)
-        identifiers = sum(1 for t in tokens if t.type == tokenize.NAME and not keyword.iskeyword(t.string))
-    else:
+    counted = _token_counts(text)
+    if counted is None:
         words = _WORDS.findall(text)
-        count = len(words)
-        identifiers = sum(1 for w in words if w[0].isalpha() or w[0] == "_")
+        counted = len(words), sum(1 for w in words if w[0].isalpha() or w[0] == "_")
+    return _size_of(text, counted)
+
+
+def _size_of(text: str, counted: tuple[int, int]) -> Size:
     return Size(
-        tokens=count,
+        tokens=counted[0],
         bytes=len(text.encode("utf-8", errors="surrogateescape")),
         lines=sum(1 for line in text.splitlines() if line.strip()),
-        identifiers=identifiers,
+        identifiers=counted[1],
     )
+
+
+def _token_counts(text: str) -> tuple[int, int] | None:
+    """(tokens, identifiers) of ``text`` as :func:`measure` counts them, or None when it does not tokenize."""
+    tokens = python_tokens(text)
+    if tokens is None:
+        return None
+    count = len(tokens)
+    if sys.version_info < (3, 12):  # an f-string is one token there: count its fields as 3.12 does
+        count += sum(token_count(t.string) - 1 for t in tokens if t.type == tokenize.STRING)
+    return count, sum(1 for t in tokens if t.type == tokenize.NAME and not keyword.iskeyword(t.string))
+
+
+class Measure:
+    """:func:`measure` for the many candidates of one reduction, at the cost of their changes.
+
+    Tokenizing a 2,600-line candidate costs more than half a test, and the
+    next candidate differs from it in one statement. The tokens of a text are
+    the tokens of its top-level statements one after the other: at the start
+    of a line that begins a statement no bracket, string or backslash is
+    open, so the tokenizer starts afresh there. So the text is cut where
+    statements may start (:func:`astreduce.source.statements.starts`), each
+    piece is counted once per reduction (a cache by its text), and the counts
+    are added. A cut that is no statement's start (a line at column 0 inside a
+    docstring or brackets, after a backslash) leaves a piece that does not
+    tokenize: it takes the next piece, then two, four... A text whose last
+    piece still does not tokenize is measured whole, as :func:`measure` does.
+    The sizes are :func:`measure`'s, to the token.
+    """
+
+    def __init__(self, kept_chars: int = 4 << 20) -> None:
+        self._counts: dict[str, tuple[int, int] | None] = {}
+        self._chars = 0
+        self._kept_chars = kept_chars
+        """The pieces' text kept at most (the oldest is dropped first)."""
+
+    def __call__(self, text: str) -> Size:
+        cuts = starts(text)
+        if not cuts or cuts[0] != 0:
+            cuts.insert(0, 0)  # comments and blank lines before the first statement: a piece of their own
+        ends = [*cuts[1:], len(text)]
+        tokens = identifiers = 0
+        index = 0
+        while index < len(cuts):
+            width = 1
+            while True:
+                last = min(len(cuts), index + width) - 1
+                counted = self._piece(text[cuts[index] : ends[last]])
+                if counted is not None:
+                    break
+                if last == len(cuts) - 1:
+                    return measure(text)
+                width *= 2
+            tokens += counted[0]
+            identifiers += counted[1]
+            index = last + 1
+        return _size_of(text, (tokens, identifiers))
+
+    def _piece(self, piece: str) -> tuple[int, int] | None:
+        if piece in self._counts:
+            return self._counts[piece]
+        counted = self._counts[piece] = _token_counts(piece)
+        self._chars += len(piece)
+        while self._chars > self._kept_chars and len(self._counts) > 1:
+            oldest = next(iter(self._counts))
+            self._chars -= len(oldest)
+            del self._counts[oldest]
+        return counted
 
 
 def ast_nodes(text: str) -> int | None:

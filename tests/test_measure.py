@@ -1,0 +1,77 @@
+"""The size of a candidate, measured statement by statement, is the size measured whole, to the token."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from astreduce.source.measure import Measure, measure
+
+#: Texts where a line at column 0 is no statement's start, or that do not tokenize at all.
+TRICKY = {
+    "docstring with lines at column 0": 'def f():\n    """\nx = (\ndef g():\n"""\n    return 1\ny = 2\n',
+    "string continued by a backslash": "s = 'abc\\\ndef'\nt = 1\n",
+    "brackets closed at column 0": "x = [\n1,\n2,\n]\ny = (\n3\n)\n",
+    "backslash continuation": "y = 1 + \\\n2\nz = y\n",
+    "decorators": "import functools\n@functools.lru_cache\n@staticmethod\ndef g(x):\n    return x\n",
+    "comments first and between": "#!/usr/bin/env python\n# a comment\n\nimport os\n# between\nx = os.sep  # trailing\n",
+    "else and except at column 0": "try:\n    x = 1\nexcept KeyError:\n    pass\nelse:\n    y = 2\nif x:\n    a = 1\nelse:\n    a = 3\n",
+    "f-strings": 'name = "x"\nw = 4\ns = f"{name!r:>{w}} and {name}"\nt = f"""\n{name}\n"""\n',
+    "an open bracket at the end": "x = 1\ny = (\n2,\n",
+    "an unterminated docstring": 'x = 1\n"""never closed\ny = 2\n',
+    "bad indentation": "if x:\n        a = 1\n    b = 2\nc = 3\n",
+    "stray characters": "x = 1 $ 2\ny = ?\n",
+    "not Python at all": "Hello, world! This is (not) a program\n  with odd { lines\n",
+    "tabs and spaces": "if x:\n\ta = 1\n\tif y:\n\t    b = 2\nc = 3\n",
+    "no newline at the end": "x = 1\ny = 2",
+    "carriage returns": "x = 1\r\ny = [\r\n2]\r\nz = 3\r\n",
+    "empty": "",
+    "only comments": "# one\n# two\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_tricky_texts_measure_as_whole(name: str) -> None:
+    text = TRICKY[name]
+    assert Measure()(text) == measure(text)
+
+
+def test_a_changed_statement_is_the_only_one_counted_again() -> None:
+    sizes = Measure()
+    text = "".join(f"def f{i}():\n    return {i} + {i}\n" for i in range(50))
+    sizes(text)
+    counted = len(sizes._counts)
+    changed = text.replace("return 7 + 7", "return 7")
+    assert sizes(changed) == measure(changed)
+    assert len(sizes._counts) == counted + 1
+
+
+def test_the_kept_pieces_are_bounded() -> None:
+    sizes = Measure(kept_chars=200)
+    for i in range(100):
+        text = f"x{i} = {i}\n" * 10 + f"y = {i}\n"
+        assert sizes(text) == measure(text)
+    assert sum(len(piece) for piece in sizes._counts) <= 200
+
+
+_STDLIB = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:80]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_STDLIB), st.lists(st.tuples(st.integers(0, 10_000), st.integers(1, 30)), max_size=6))
+def test_stdlib_modules_with_lines_deleted_measure_as_whole(path: Path, cuts: list[tuple[int, int]]) -> None:
+    """Deleting runs of lines leaves cuts inside docstrings, brackets and blocks; one Measure sees
+    the module and every cut of it, as a reduction would."""
+    sizes = Measure()
+    lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines(keepends=True)
+    text = "".join(lines)
+    assert sizes(text) == measure(text)
+    for start, length in cuts:
+        start %= len(lines) + 1
+        del lines[start : start + length]
+        text = "".join(lines)
+        assert sizes(text) == measure(text)
