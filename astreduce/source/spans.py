@@ -27,6 +27,11 @@ def widen(text: str, start: int, end: int) -> tuple[int, int]:
     span would leave one parenthesis behind. A ``(`` counts as redundant when
     it does not open a call: the text before it does not end an atom.
     """
+    if start == 0 or end >= len(text):
+        return start, end
+    last, next_ = text[start - 1], text[end]  # most spans touch what no parenthesis can be
+    if (last not in SPACE and last != "(") or (next_ not in SPACE and next_ != "#" and next_ != ")"):
+        return start, end
     while True:
         before = back(text, start - 1)
         after = forward(text, end)

@@ -34,6 +34,7 @@ import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 try:
     from astreduce.source.fstrings import part_spans
@@ -52,9 +53,9 @@ OPAQUE: tuple[type[ast.AST], ...] = ()
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """One syntax-tree node: identity, place in the tree and exact span."""
+class Node(NamedTuple):
+    """One syntax-tree node: identity, place in the tree and exact span (a named tuple: a large
+    module has tens of thousands, made again on every parse, and a tuple is made fastest)."""
 
     id: int
     kind: str
@@ -241,20 +242,8 @@ class _Builder:
         for node, parent, field_name, index, depth in numbered(module):
             node_id = len(self.nodes)
             start, end = self._span(node, parent)
-            self.nodes.append(
-                Node(
-                    id=node_id,
-                    kind=type(node).__name__,
-                    parent=parent,
-                    field=field_name,
-                    index=index,
-                    start=start,
-                    end=end,
-                    depth=depth,
-                    name=_name_of(node),
-                    constant=type(node.value).__name__ if isinstance(node, ast.Constant) else None,
-                )
-            )
+            constant = type(node.value).__name__ if type(node) is ast.Constant else None  # type: ignore[attr-defined]
+            self.nodes.append(Node(node_id, type(node).__name__, parent, field_name, index, start, end, depth, _name_of(node), constant))
             self.fields.append({})
             self.asts.append(node)
             if parent >= 0:
@@ -262,9 +251,12 @@ class _Builder:
         gathered: list[dict[str, list[int]]] = [{} for _ in self.nodes]
         for parent, field_name, node_id in pending_fields:
             gathered[parent].setdefault(field_name, []).append(node_id)
+        nodes = self.nodes
         for entry, lists in zip(self.fields, gathered):
             for name, ids in lists.items():
-                entry[name] = tuple(sorted(ids, key=lambda i: self.nodes[i].start))
+                if len(ids) > 1:
+                    ids.sort(key=lambda i: nodes[i].start)
+                entry[name] = tuple(ids)
 
     def _span(self, node: ast.AST, parent: int) -> tuple[int, int]:
         if isinstance(node, ast.Module):
@@ -297,25 +289,37 @@ def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]
     """
     stack: list[tuple[ast.AST, int, str, int, int]] = [(module, -1, "", -1, 0)]
     node_id = 0
+    modelled = _modelled
     while stack:
         entry = stack.pop()
         yield entry
-        node, depth = entry[0], entry[4]
-        if not isinstance(node, OPAQUE):
-            children: list[tuple[ast.AST, str, int]] = []
-            for name, value in ast.iter_fields(node):
-                if isinstance(value, list):
-                    children.extend(
-                        (item, name, i)
-                        for i, item in enumerate(value)
-                        if isinstance(item, ast.AST) and not isinstance(item, SKIPPED)
-                    )
-                elif isinstance(value, ast.AST) and not isinstance(value, SKIPPED):
-                    children.append((value, name, -1))
-            for child, name, i in reversed(children):
-                if not is_empty_arguments(child):
-                    stack.append((child, node_id, name, i, depth + 1))
+        node, depth = entry[0], entry[4] + 1
+        if OPAQUE and isinstance(node, OPAQUE):
+            node_id += 1
+            continue
+        children: list[tuple[ast.AST, int, str, int, int]] = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                children.extend((item, node_id, name, i, depth) for i, item in enumerate(value) if modelled(item))
+            elif modelled(value):
+                children.append((value, node_id, name, -1, depth))
+        children.reverse()
+        stack.extend(children)
         node_id += 1
+
+
+def _modelled(value: object) -> bool:
+    """Whether a field's value is a node of the model (a node with text: not an operator, nor an empty
+    ``arguments``), by its exact type, once per type."""
+    kind = type(value)
+    known = _MODELLED.get(kind)
+    if known is None:
+        known = _MODELLED[kind] = issubclass(kind, ast.AST) and not issubclass(kind, SKIPPED)
+    return known and (kind is not ast.arguments or not is_empty_arguments(value))  # type: ignore[arg-type]
+
+
+_MODELLED: dict[type, bool] = {}
 
 
 def _has_position(node: ast.AST) -> bool:
@@ -330,19 +334,19 @@ def is_empty_arguments(node: ast.AST) -> bool:
 
 
 def _name_of(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return node.name
-    if isinstance(node, ast.arg):
-        return node.arg
-    if isinstance(node, ast.alias):
-        return node.asname or node.name
-    if isinstance(node, ast.keyword):
-        return node.arg
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
+    field_name = _NAME_FIELDS.get(type(node))
+    if field_name is None:
+        return None
+    if field_name == "asname":  # an alias: its ``as`` name, else the imported name
+        return node.asname or node.name  # type: ignore[attr-defined, no-any-return]
+    return getattr(node, field_name)  # type: ignore[no-any-return]
+
+
+#: The field that holds a node's name, by the node's exact type.
+_NAME_FIELDS: dict[type, str] = {
+    ast.Name: "id", ast.FunctionDef: "name", ast.AsyncFunctionDef: "name", ast.ClassDef: "name",
+    ast.arg: "arg", ast.alias: "asname", ast.keyword: "arg", ast.Attribute: "attr",
+}
 
 
 def _extent(builder: _Builder, nodes: Iterable[ast.AST | None]) -> tuple[int, int]:
@@ -408,13 +412,14 @@ class _Structure:
     def build(self) -> None:
         tree = self.tree
         for node in tree.nodes:
-            sequences = list(self._sequences(node.id))
-            in_sequence = {i for s in sequences for e in s.elements for i in e.nodes}
-            items: list[Item] = [c for c in tree.children(node.id) if c not in in_sequence]
-            items.extend(sequences)
-            items.sort(key=lambda it: tree.nodes[it].start if isinstance(it, int) else it.start)
-            tree.items[node.id] = tuple(items)
-            self._drop_spans(node.id)
+            if tree.fields[node.id]:  # a leaf has no items, no sequence and nothing to drop
+                sequences = list(self._sequences(node.id))
+                in_sequence = {i for s in sequences for e in s.elements for i in e.nodes}
+                items: list[Item] = [c for c in tree.children(node.id) if c not in in_sequence]
+                items.extend(sequences)
+                items.sort(key=lambda it: tree.nodes[it].start if isinstance(it, int) else it.start)
+                tree.items[node.id] = tuple(items)
+                self._drop_spans(node.id)
             if node.kind in STATEMENTS:
                 start = self.b.pos.line_start(node.start)
                 prefix = self.text[start : node.start]
