@@ -254,3 +254,47 @@ def test_a_waiting_child_leaves_with_its_folder_when_astreduce_is_killed(tmp_pat
     while folder.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not folder.exists()
+
+
+_CLAIMER = (
+    "import sys, time\n"
+    "from astreduce.oracles.sandbox import make_workdir\n"
+    "folders = [make_workdir() for _ in range(2)]\n"
+    "open(folders[0] + '/left.txt', 'w').write('a test that never ended')\n"
+    "print(*folders, flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+def _claim(tmp: Path) -> tuple[subprocess.Popen[str], list[Path]]:
+    """A process that made two test folders under ``tmp`` and holds them."""
+    holder = subprocess.Popen([sys.executable, "-c", _CLAIMER], stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+    assert holder.stdout is not None
+    return holder, [Path(f) for f in holder.stdout.readline().split()]
+
+
+def _sweep(tmp: Path) -> None:
+    """What the next astreduce does before its first test: make a folder of its own (and exit)."""
+    subprocess.run([sys.executable, "-c", "from astreduce.oracles.sandbox import make_workdir; make_workdir()"],
+                   env={**os.environ, "TMPDIR": str(tmp)}, check=True, timeout=60)
+
+
+def test_the_folders_of_a_killed_astreduce_go_with_the_next_one(tmp_path: Path) -> None:
+    """kill -9 leaves a test's folders behind (the command oracle's, say): the next astreduce removes
+    them, and never the folders of one that still runs."""
+    dead, dead_folders = _claim(tmp_path)
+    alive, alive_folders = _claim(tmp_path)
+    try:
+        dead.kill()
+        dead.communicate(timeout=30)
+        assert all(f.is_dir() for f in dead_folders) and (dead_folders[0] / "left.txt").exists()
+        _sweep(tmp_path)
+        assert not any(f.exists() for f in dead_folders)
+        assert all(f.is_dir() for f in alive_folders)
+        assert len(list(tmp_path.glob("astreduce-*.lock"))) == 1  # the live one's claim; the sweeper's went at its exit
+    finally:
+        for holder in (dead, alive):
+            holder.kill()
+            holder.communicate(timeout=30)
+    _sweep(tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import atexit
 import faulthandler
+import fcntl
 import itertools
 import os
 import resource
+import secrets
 import select
 import shutil
 import signal
@@ -407,6 +409,7 @@ def _remove_idle() -> None:
         _remove_cgroup(_idle_cgroups.pop()[0])
     while _idle_workdirs:
         remove_workdir(_idle_workdirs.pop())
+    _Claim.end()
 
 
 def _is_zombie(pid: int) -> bool:
@@ -451,10 +454,110 @@ class EndedAtExit(Generic[E]):
 
 
 def make_workdir() -> str:
-    """An empty folder of its own for one test."""
+    """An empty folder of its own for one test, named after this process's claim (:class:`_Claim`)."""
     if _idle_workdirs and os.getpid() == _OWNER:
         return _idle_workdirs.pop()
-    return tempfile.mkdtemp(prefix="astreduce-")
+    return tempfile.mkdtemp(prefix=f"{_Claim.token()}-")
+
+
+class _Claim:
+    """What says this process's test folders are in use, so that another astreduce may remove them
+    once it is gone.
+
+    A test's folder cannot outlive a ``kill -9`` of astreduce by its own
+    doing, and the temporary folder is shared. So the first test folder
+    makes a claim: a lock file ``astreduce-TOKEN.lock`` held with ``flock``
+    for the life of this process (and of its forked children, which inherit
+    it; a program exec'd does not), and every folder is named
+    ``astreduce-TOKEN-…``. The next astreduce that makes a claim takes the
+    lock of every claim nobody holds, and removes that claim's folders. A
+    random token, not a pid: pids are reused, and differ between the
+    containers that may share one temporary folder.
+    """
+
+    _token: str | None = None
+    _fd: int | None = None
+
+    @classmethod
+    def token(cls) -> str:
+        if cls._token is None:
+            cls._token = cls._make()
+            _sweep_unclaimed(cls._token)
+        return cls._token
+
+    @classmethod
+    def _make(cls) -> str:
+        folder = tempfile.gettempdir()
+        for _ in range(8):
+            token = f"astreduce-{secrets.token_hex(6)}"
+            # locked under another name first: a sweep never sees a claim that is not held yet
+            pending = os.path.join(folder, f".{token}.lock")
+            fd = os.open(pending, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            try:
+                os.link(pending, os.path.join(folder, f"{token}.lock"))
+            except FileExistsError:  # pragma: no cover  # 48 random bits met again
+                os.close(fd)
+                continue
+            finally:
+                os.unlink(pending)
+            cls._fd = fd
+            return token
+        raise OSError("no free name for a claim in the temporary folder")  # pragma: no cover
+
+    @classmethod
+    def end(cls) -> None:
+        """At exit, when its tests have ended: this process's folders go (one whose test never ended
+        among them), then its claim."""
+        if cls._fd is not None and cls._token is not None:
+            folder = Path(tempfile.gettempdir())
+            for left in folder.glob(f"{cls._token}-*"):
+                remove_workdir(str(left))
+            Path(folder, f"{cls._token}.lock").unlink(missing_ok=True)
+            os.close(cls._fd)
+            cls._fd = None
+
+    @classmethod
+    def forget_in_child(cls) -> None:
+        """A forked child drops its copy of the lock (it names its folders as its parent does): a
+        candidate that unlocked an inherited copy would unlock its parent's claim."""
+        if cls._fd is not None:
+            os.close(cls._fd)
+            cls._fd = None
+
+
+os.register_at_fork(after_in_child=_Claim.forget_in_child)
+
+
+def _sweep_unclaimed(mine: str) -> None:
+    """Remove the test folders of every claim no process holds any more (see :class:`_Claim`)."""
+    folder = Path(tempfile.gettempdir())
+    try:
+        claims = list(folder.glob("astreduce-*.lock"))
+    except OSError:
+        return
+    for lock in claims:
+        token = lock.name[: -len(".lock")]
+        if token == mine:
+            continue
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:  # gone meanwhile, or not ours to open
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its astreduce (or a child of it) still runs
+            os.close(fd)
+            continue
+        try:
+            for stale in folder.glob(f"{token}-*"):
+                if stale.is_dir() and not stale.is_symlink():
+                    remove_workdir(str(stale))
+            lock.unlink(missing_ok=True)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def release_workdir(path: str, own_files: frozenset[str]) -> None:
