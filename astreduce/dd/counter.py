@@ -32,19 +32,11 @@ with the whole input as one subset.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import (
-    DEFAULT_P0,
-    check_parameters,
-    check_start,
-    delete_in_turn,
-    failing_only,
-    minimised,
-)
-from astreduce.dd.runner import BatchFunction, Config, ProgressCallback, Runner, TestFunction
+from astreduce.dd.deletion import delete_in_turn, failing_only, prior_search
+from astreduce.dd.runner import Config, Runner
 from astreduce.dd.weighted import weighted_cuts
 
 T = TypeVar("T")
@@ -61,17 +53,11 @@ def subset_size(p0: float, counter: int) -> int:
     return max(1, round(-1 / math.log1p(-p)))
 
 
-def cdd_search(
-    elements: Sequence[T],
-    test: TestFunction[T],
-    *,
-    p0: float = DEFAULT_P0,
-    weights: Sequence[float] | None = None,
-    batch: BatchFunction[T] | None = None,
-    cache: bool = True,
-    progress: ProgressCallback | None = None,
-) -> DDResult[T]:
+@prior_search
+def cdd_search(runner: Runner[T], current: Config, p0: float, weights: Sequence[float] | None) -> Config:
     """Minimise ``elements`` by CDD; the :class:`~astreduce.dd.algorithm.DDResult` of mode ``-``.
+
+    Called as ``cdd_search(elements, test, *, p0=0.1, weights=None, batch=None, cache=True, progress=None)``.
 
     Args:
         elements, test, batch, cache, progress: as for :func:`~astreduce.dd.algorithm.dd`.
@@ -81,10 +67,7 @@ def cdd_search(
     Raises:
         DDPreconditionError: the full input does not FAIL.
     """
-    check_parameters(elements, p0, weights)
-    runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
-    current = check_start(runner)
-    counters = [0] * len(elements)
+    counters = [0] * len(runner.elements)
     while current:
         subsets = _partition(current, counters, p0, weights)
         single = all(len(s) == 1 for s in subsets)
@@ -95,7 +78,7 @@ def cdd_search(
                     counters[i] += 1
         if single and not any(kept):
             break
-    return minimised(runner, current)
+    return current
 
 
 def _partition(current: Config, counters: list[int], p0: float, weights: Sequence[float] | None) -> list[Config]:
@@ -115,5 +98,5 @@ def _partition(current: Config, counters: list[int], p0: float, weights: Sequenc
     return subsets
 
 
-cdd = failing_only(cdd_search, """A 1-minimal failing subsequence of ``elements`` found by CDD (see :func:`cdd_search`).""")
+cdd: Callable[..., Sequence[Any]] = failing_only(cdd_search, """A 1-minimal failing subsequence of ``elements`` found by CDD (see :func:`cdd_search`).""")
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from astreduce.dd.algorithm import DDResult
-from astreduce.dd.runner import Config, Runner, configured
+from astreduce.dd.runner import BatchFunction, Config, ProgressCallback, Runner, TestFunction, configured
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 
@@ -40,6 +40,34 @@ def failing_only(search: Callable[P, DDResult[T]], doc: str) -> Callable[P, Sequ
     minimal.__doc__ = doc
     minimal.__signature__ = inspect.signature(search).replace(return_annotation="Sequence[T]")  # type: ignore[attr-defined]  # read by inspect and help()
     return minimal
+
+
+#: The rounds of a prior-driven minimiser: from the runner, the full configuration (which FAILs), the
+#: prior and the weights, to the configuration it ends at.
+Rounds = Callable[[Runner[T], Config, float, "Sequence[float] | None"], Config]
+
+
+def prior_search(rounds: Rounds[Any]) -> Callable[..., DDResult[Any]]:
+    """The public minimiser of ``rounds`` (CDD's, ProbDD's): its arguments checked, its runner made, its
+    start checked, its end made a result; the name and docstring are the rounds'."""
+
+    def search(
+        elements: Sequence[T],
+        test: TestFunction[T],
+        *,
+        p0: float = DEFAULT_P0,
+        weights: Sequence[float] | None = None,
+        batch: BatchFunction[T] | None = None,
+        cache: bool = True,
+        progress: ProgressCallback | None = None,
+    ) -> DDResult[T]:
+        check_parameters(elements, p0, weights)
+        runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
+        return minimised(runner, rounds(runner, check_start(runner), p0, weights))
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):  # not the annotations: help()
+        setattr(search, name, getattr(rounds, name))  # shows the public signature, not the rounds'
+    return search
 
 
 def check_parameters(elements: Sequence[object], p0: float, weights: Sequence[float] | None) -> None:

@@ -24,9 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from astreduce.dd.algorithm import DDResult
-from astreduce.dd.deletion import DEFAULT_P0, check_parameters, check_start, minimised, minus
-from astreduce.dd.runner import BatchFunction, Config, ProgressCallback, Runner, TestFunction
+from astreduce.dd.deletion import minus, prior_search
+from astreduce.dd.runner import Config, Runner
 from astreduce.outcome import Outcome
 
 T = TypeVar("T")
@@ -64,24 +63,13 @@ def _update(p: list[float], subset: Config) -> None:
         p[i] = 1.0 if len(subset) == 1 or some_needed <= 0 else min(1.0, p[i] / some_needed)
 
 
-def probdd_search(
-    elements: Sequence[T],
-    test: TestFunction[T],
-    *,
-    p0: float = DEFAULT_P0,
-    weights: Sequence[float] | None = None,
-    batch: BatchFunction[T] | None = None,
-    cache: bool = True,
-    progress: ProgressCallback | None = None,
-) -> DDResult[T]:
+@prior_search
+def probdd_search(runner: Runner[T], current: Config, p0: float, weights: Sequence[float] | None) -> Config:
     """Minimise ``elements`` by ProbDD; the :class:`~astreduce.dd.algorithm.DDResult` of mode ``-``.
 
-    Arguments as for :func:`~astreduce.dd.counter.cdd_search`.
+    Called and answering as :func:`~astreduce.dd.counter.cdd_search`.
     """
-    check_parameters(elements, p0, weights)
-    runner = Runner(elements, test, batch=batch, cache=cache, progress=progress)
-    current = check_start(runner)
-    p = [p0] * len(elements)
+    p = [p0] * len(runner.elements)
     while True:
         # the next steps if no deletion FAILs: each is known before the tests run
         planned: list[Config] = []
@@ -106,5 +94,5 @@ def probdd_search(
             results.close()  # type: ignore[attr-defined]  # a generator: tells a batch its rest is stale
         if found is not None:
             current = minus(current, planned[found])
-    return minimised(runner, current)
+    return current
 

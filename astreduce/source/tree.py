@@ -34,7 +34,7 @@ import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 try:
     from astreduce.source.fstrings import part_spans
@@ -63,7 +63,7 @@ class Node(NamedTuple):
     """Parent id; -1 for the module."""
     field: str
     """Field of the parent holding this node ('' for the module)."""
-    index: int
+    index: int  # type: ignore[assignment]  # a field named as tuple's method: the field is what is read
     """Position in that field when it is a list, else -1."""
     start: int
     end: int
@@ -242,7 +242,7 @@ class _Builder:
         for node, parent, field_name, index, depth in numbered(module):
             node_id = len(self.nodes)
             start, end = self._span(node, parent)
-            constant = type(node.value).__name__ if type(node) is ast.Constant else None  # type: ignore[attr-defined]
+            constant = type(node.value).__name__ if isinstance(node, ast.Constant) else None
             self.nodes.append(Node(node_id, type(node).__name__, parent, field_name, index, start, end, depth, _name_of(node), constant))
             self.fields.append({})
             self.asts.append(node)
@@ -299,7 +299,7 @@ def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]
             continue
         children: list[tuple[ast.AST, int, str, int, int]] = []
         for name in node._fields:
-            value = getattr(node, name, None)
+            value: Any = getattr(node, name, None)
             if type(value) is list:
                 children.extend((item, node_id, name, i, depth) for i, item in enumerate(value) if modelled(item))
             elif modelled(value):
