@@ -98,6 +98,23 @@ class Pending(Protocol):
         ...
 
 
+class Converted:
+    """A test whose verdict is its inner test's result, turned by ``convert`` when it ends (a wrapper's
+    judgement, an echo, a slice's criterion); it offers ``done`` and ``ready_fds`` when its inner does."""
+
+    def __init__(self, inner: Any, convert: Callable[[Any], Verdict]) -> None:
+        self.inner = inner
+        self.convert = convert
+        self.done = getattr(inner, "done", None)
+        self.ready_fds = getattr(inner, "ready_fds", None)
+
+    def wait(self) -> Verdict:
+        return self.convert(self.inner.wait())
+
+    def cancel(self) -> None:
+        self.inner.cancel()
+
+
 #: The candidate an oracle judges: a text, or a tree of files.
 C = TypeVar("C", contravariant=True)
 

@@ -25,7 +25,7 @@ from astreduce.errors import (
     UsageError,
 )
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
-from astreduce.oracles import Oracle, Pending, Target, Verdict, Wrapper, confine
+from astreduce.oracles import Converted, Oracle, Pending, Target, Verdict, Wrapper, confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.sandbox import Limits
@@ -267,7 +267,12 @@ class EchoingOracle(Wrapper[T]):
         self.count = 0
 
     def start(self, candidate: T) -> Pending:
-        return _EchoPending(self, self.inner.start(candidate))
+        return Converted(self.inner.start(candidate), self.echoed)
+
+    def echoed(self, verdict: Verdict) -> Verdict:
+        """``verdict``, once said."""
+        self.echo(verdict)
+        return verdict
 
     def echo(self, verdict: Verdict) -> None:
         self.count += 1
@@ -275,22 +280,6 @@ class EchoingOracle(Wrapper[T]):
         said = [f"test {self.count}: {verdict.outcome.value} ({run.describe()}, {run.seconds:.2f} s)"]
         said += [f"  | {line}" for line in run.output.splitlines()[-self.lines:]]
         self.write("\n".join(said))
-
-
-class _EchoPending:
-    def __init__(self, oracle: EchoingOracle[Any], inner: Pending) -> None:
-        self.oracle = oracle
-        self.inner = inner
-        self.done = getattr(inner, "done", None)
-        self.ready_fds = getattr(inner, "ready_fds", None)
-
-    def wait(self) -> Verdict:
-        verdict = self.inner.wait()
-        self.oracle.echo(verdict)
-        return verdict
-
-    def cancel(self) -> None:
-        self.inner.cancel()
 
 
 def describe_judgement(oracle: Oracle[str], options: OracleOptions | None = None, append_name: str | None = None) -> str:

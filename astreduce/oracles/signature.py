@@ -23,7 +23,7 @@ import re
 import tempfile
 from pathlib import PurePath
 
-from astreduce.oracles import Oracle, Pending, Run, Traits, Verdict
+from astreduce.oracles import Converted, Oracle, Pending, Run, Traits, Verdict
 from astreduce.outcome import Outcome
 
 #: Placeholders that replace what differs between two inputs failing the same way.
@@ -121,29 +121,7 @@ class SignatureOracle:
         return self.classify(self.inner.judge(text))
 
     def start(self, text: str) -> Pending:
-        return _SignaturePending(self, self.inner.start(text))
+        return Converted(self.inner.start(text), self.classify)
 
     def close(self) -> None:
         self.inner.close()
-
-
-class _SignaturePending:
-    """The inner test, judged under the signature when it ends."""
-
-    def __init__(self, oracle: SignatureOracle, inner: Pending) -> None:
-        self.oracle = oracle
-        self.inner = inner
-
-    def wait(self) -> Verdict:
-        return self.oracle.classify(self.inner.wait())
-
-    def done(self) -> bool:
-        done = getattr(self.inner, "done", None)  # optional in the Pending protocol
-        return bool(done()) if callable(done) else False
-
-    def ready_fds(self) -> list[int] | None:
-        ready = getattr(self.inner, "ready_fds", None)
-        return ready() if callable(ready) else None
-
-    def cancel(self) -> None:
-        self.inner.cancel()

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from astreduce.oracles import Run, Target, Traits, Verdict
+from astreduce.oracles import Converted, Run, Target, Traits, Verdict
 from astreduce.oracles.command import Criteria, Process, ProcessesPending, Signature
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.outcome import Outcome
@@ -248,34 +248,16 @@ class SliceOracle:
     def judge(self, candidate: str) -> Verdict:
         return self.start(candidate).wait()
 
-    def start(self, candidate: str) -> _SlicePending:
+    def start(self, candidate: str) -> Converted:
         applied = set(decode(candidate))
         skip = [e for i, e in enumerate(self.original.events) if i not in applied]
-        return _SlicePending(self, self.launcher.start("test", skip, self.timeout, self.budget, self.bounds))
+        return Converted(self.launcher.start("test", skip, self.timeout, self.budget, self.bounds), self.verdict)
 
     def verdict(self, run: ChildRun) -> Verdict:
         return Verdict(self.criterion.judge(run, self.original), run.as_run())
 
     def close(self) -> None:
         self.launcher.close()
-
-
-class _SlicePending:
-    def __init__(self, oracle: SliceOracle, pending: ChildPending) -> None:
-        self.oracle = oracle
-        self.pending = pending
-
-    def done(self) -> bool:
-        return self.pending.done()
-
-    def ready_fds(self) -> list[int] | None:
-        return self.pending.ready_fds()
-
-    def cancel(self) -> None:
-        self.pending.cancel()
-
-    def wait(self) -> Verdict:
-        return self.oracle.verdict(self.pending.wait())
 
 
 def record(launcher: Launcher, timeout: float | None) -> ChildRun:

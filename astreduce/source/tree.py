@@ -74,9 +74,9 @@ class Node(NamedTuple):
     """For Constant: the value's type name ('str', 'int', 'NoneType', ...)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
-    """One element of a :class:`Sequence`; dropping ``key`` drops the whole element."""
+class Element(NamedTuple):
+    """One element of a :class:`Sequence`; dropping ``key`` drops the whole element (a named tuple,
+    as :class:`Node` is: a parse makes one for every statement, argument and item)."""
 
     key: int
     start: int
