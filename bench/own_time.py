@@ -11,6 +11,12 @@ own milliseconds per test and the oracle's share of the wall clock::
     python bench/own_time.py --cases stdlib_argparse,calc_tokenizer --runs 3
     python bench/own_time.py --profile argparse.prof  # and a cProfile of the first run, in-process
     python bench/own_time.py --options=--no-confine   # what confinement costs a test
+    python bench/own_time.py --against HEAD~3 --runs 3 # that commit and this checkout, alternately
+
+The machine's speed drifts by 15-20 % between minutes (a shared VM), so a
+before/after is only worth its pairs: ``--against REV`` checks REV out in a
+temporary git worktree and runs it and this checkout one after the other,
+``--runs`` times, printing both medians and the ratio of each pair.
 
 With ``--profile`` the reduction runs in this process under cProfile
 (slower, so its figures are printed apart) and the 25 functions with the
@@ -26,6 +32,7 @@ import cProfile
 import io
 import importlib.util
 import json
+import os
 import pstats
 import shlex
 import statistics
@@ -47,6 +54,10 @@ _spec.loader.exec_module(tools)
 EXTRA: list[str] = []
 
 
+#: The astreduce that runs: this checkout's, or a worktree's (``--against``), put first on PYTHONPATH.
+SOURCE: list[Path] = []
+
+
 def _command(case: "tools.Case", folder: Path, jobs: int) -> list[str]:
     args = [str(folder / a) if (folder / a).is_file() else a for a in case.args]
     return ["reduce", str(folder / case.input_name), *args, "-o", str(folder / "out.py"),
@@ -59,7 +70,8 @@ def measure(case: "tools.Case", jobs: int) -> dict[str, float]:
         folder = Path(place)
         tools.materialise(case, folder)
         command = [sys.executable, "-m", "astreduce", *_command(case, folder, jobs)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=folder)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(p) for p in SOURCE] + [os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=folder, env=env)
         if done.returncode != 0:
             raise SystemExit(f"{case.name}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
         report = json.loads((folder / "report.json").read_text())
@@ -92,6 +104,34 @@ def profile(case: "tools.Case", jobs: int, out: Path) -> None:
     pstats.Stats(str(out)).sort_stats("tottime").print_stats(25)
 
 
+def against(case: "tools.Case", jobs: int, runs: int, revision: str) -> None:
+    """``case`` under ``revision`` (a temporary worktree) and under this checkout, alternately: a row per
+    run, then both medians and the median ratio of the pairs (this checkout over the revision)."""
+    with tempfile.TemporaryDirectory(prefix="own-time-rev-") as place:
+        tree = Path(place) / "tree"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree), revision], check=True)
+        try:
+            rows: dict[str, list[dict[str, float]]] = {revision: [], "this": []}
+            for run in range(runs):
+                order = [(revision, tree), ("this", REPO)]
+                for label, source in order if run % 2 == 0 else order[::-1]:  # who goes first alternates too
+                    SOURCE[:] = [source]
+                    row = measure(case, jobs)
+                    rows[label].append(row)
+                    print(f"{case.name:<22} {label:<10} {jobs:>3} {row['tests']:>6.0f} {row['tokens']:>6.0f} {row['seconds']:>8.1f} "
+                          f"{row['oracle_seconds']:>8.1f} {row['own_ms']:>11.2f} {row['share']:>12.2f}")
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False)
+            SOURCE.clear()
+    for key, what in (("seconds", "seconds"), ("own_ms", "own ms/test"), ("share", "oracle share")):
+        before = statistics.median(r[key] for r in rows[revision])
+        now = statistics.median(r[key] for r in rows["this"])
+        ratios = [b[key] / a[key] for a, b in zip(rows[revision], rows["this"]) if a[key]]
+        print(f"  {what:<13} {revision}: {before:.2f}  this: {now:.2f}  pairs' median ratio {statistics.median(ratios):.3f}")
+    if {r["tokens"] for r in rows[revision]} != {r["tokens"] for r in rows["this"]}:
+        print("  the outputs differ in tokens: not the same reduction")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default="stdlib_argparse", help="comma-separated corpora cases")
@@ -99,13 +139,20 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--profile", type=Path, help="also profile the first case in-process, into this file")
     parser.add_argument("--options", default="", help="more astreduce options for every run, e.g. --options=--no-confine")
+    parser.add_argument("--against", metavar="REV", help="also run this git revision, alternating with this checkout")
     args = parser.parse_args()
     EXTRA[:] = shlex.split(args.options)
     cases = {c.name: c for c in tools.load_cases()}
     unknown = [n for n in args.cases.split(",") if n not in cases]
     if unknown:
         raise SystemExit(f"unknown cases: {', '.join(unknown)} (known: {', '.join(sorted(cases))})")
-    print(f"{'case':<22} {'-j':>3} {'tests':>6} {'tokens':>6} {'seconds':>8} {'oracle s':>8} {'own ms/test':>11} {'oracle share':>12}")
+    build = f"{'build':<10} " if args.against else ""
+    print(f"{'case':<22} {build}{'-j':>3} {'tests':>6} {'tokens':>6} {'seconds':>8} {'oracle s':>8} {'own ms/test':>11} {'oracle share':>12}")
+    if args.against:
+        for name in args.cases.split(","):
+            against(cases[name], args.jobs, args.runs, args.against)
+        print("\ncommand: " + shlex.join(["python", *sys.argv]))
+        return 0
     for name in args.cases.split(","):
         rows = [measure(cases[name], args.jobs) for _ in range(args.runs)]
         if not rows:  # --runs 0: only the profile
