@@ -29,6 +29,11 @@ TRICKY = {
     "tabs and spaces": "if x:\n\ta = 1\n\tif y:\n\t    b = 2\nc = 3\n",
     "no newline at the end": "x = 1\ny = 2",
     "carriage returns": "x = 1\r\ny = [\r\n2]\r\nz = 3\r\n",
+    "an unclosed quote continued, then a docstring": "msg = 'first part \\\n    second part\nHELP = '''usage:\n\n  prog\n'''\n",
+    "an unclosed quote, then triple quotes": "\"\\\n\n'''\n\n'''",
+    "a line that is only a backslash": "if x:\n    y = 1\n\\\n  z = 2\n",
+    "an f-string left open": "f'{]\n2]''\nx = 1\n",
+    "an f-string left open across statements": 'f"""{\n)\nx = 1\nlambda: (yield)\n',
     "empty": "",
     "only comments": "# one\n# two\n",
 }

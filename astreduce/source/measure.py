@@ -60,8 +60,8 @@ def python_tokens(text: str) -> list[tokenize.TokenInfo] | None:
     """The significant tokens of ``text``, or ``None`` when it does not tokenize."""
     try:
         return [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type not in NOT_COUNTED]
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return None
+    except (tokenize.TokenError, SyntaxError, ValueError, SystemError):  # SystemError: 3.12-3.13's tokenizer
+        return None  # on some broken f-strings
 
 
 def measure(text: str) -> Size:
@@ -81,15 +81,43 @@ def _size_of(text: str, counted: tuple[int, int]) -> Size:
     )
 
 
-def _token_counts(text: str) -> tuple[int, int] | None:
-    """(tokens, identifiers) of ``text`` as :func:`measure` counts them, or None when it does not tokenize."""
+def _token_counts(text: str, clean: bool = False) -> tuple[int, int] | None:
+    """(tokens, identifiers) of ``text`` as :func:`measure` counts them, or None when it does not tokenize
+    (with ``clean``, also when it holds an error token: after one, the tokenizer's state is not to be trusted)."""
     tokens = python_tokens(text)
-    if tokens is None:
+    if tokens is None or clean and not _ends_clean(tokens):
         return None
     count = len(tokens)
     if sys.version_info < (3, 12):  # an f-string is one token there: count its fields as 3.12 does
         count += sum(token_count(t.string) - 1 for t in tokens if t.type == tokenize.STRING)
     return count, sum(1 for t in tokens if t.type == tokenize.NAME and not keyword.iskeyword(t.string))
+
+
+def _ends_clean(tokens: list[tokenize.TokenInfo]) -> bool:
+    """Whether a piece's tokens leave nothing open: no error token (after which the standard tokenizer
+    carries state into the lines that follow), every bracket and f-string closed (3.13's tokenizer
+    may end a piece inside an f-string without an error)."""
+    depth = 0
+    for token in tokens:
+        kind = token.type
+        if kind == tokenize.ERRORTOKEN:
+            return False
+        if kind == tokenize.OP:
+            if token.string in "([{":
+                depth += 1
+            elif token.string in ")]}":
+                depth -= 1
+                if depth < 0:
+                    return False
+        elif kind in _STRING_STARTS and kind != tokenize.STRING:
+            depth += 1
+        elif kind == _FSTRING_END:
+            depth -= 1
+    return depth == 0
+
+
+_FSTRING_END = getattr(tokenize, "FSTRING_END", -3)
+_STRING_STARTS = frozenset({tokenize.STRING, getattr(tokenize, "FSTRING_START", -1)})
 
 
 class Measure:
@@ -100,13 +128,15 @@ class Measure:
     the tokens of its top-level statements one after the other: at the start
     of a line that begins a statement no bracket, string or backslash is
     open, so the tokenizer starts afresh there. So the text is cut where
-    statements may start (:func:`astreduce.source.statements.starts`), each
+    statements may start (:func:`astreduce.source.statements.starts`, less a
+    line that begins with a backslash, which joins it to the next), each
     piece is counted once per reduction (a cache by its text), and the counts
     are added. A cut that is no statement's start (a line at column 0 inside a
     docstring or brackets, after a backslash) leaves a piece that does not
-    tokenize: it takes the next piece, then two, four... A text whose last
-    piece still does not tokenize is measured whole, as :func:`measure` does.
-    The sizes are :func:`measure`'s, to the token.
+    tokenize: it takes the next piece, then two, four... So does a piece with
+    an error token (an unclosed quote), after which the standard tokenizer
+    carries state into the lines that follow. A text whose last piece still
+    does not tokenize cleanly is measured whole, as :func:`measure` does.
     """
 
     def __init__(self, kept_chars: int = 4 << 20) -> None:
@@ -116,7 +146,7 @@ class Measure:
         """The pieces' text kept at most (the oldest is dropped first)."""
 
     def __call__(self, text: str) -> Size:
-        cuts = starts(text)
+        cuts = [cut for cut in starts(text) if not text.startswith("\\", cut)]
         if not cuts or cuts[0] != 0:
             cuts.insert(0, 0)  # comments and blank lines before the first statement: a piece of their own
         ends = [*cuts[1:], len(text)]
@@ -140,7 +170,7 @@ class Measure:
     def _piece(self, piece: str) -> tuple[int, int] | None:
         if piece in self._counts:
             return self._counts[piece]
-        counted = self._counts[piece] = _token_counts(piece)
+        counted = self._counts[piece] = _token_counts(piece, clean=True)
         self._chars += len(piece)
         while self._chars > self._kept_chars and len(self._counts) > 1:
             oldest = next(iter(self._counts))
