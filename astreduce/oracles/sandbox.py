@@ -32,6 +32,7 @@ import faulthandler
 import fcntl
 import itertools
 import os
+import re
 import resource
 import secrets
 import select
@@ -467,12 +468,14 @@ class _Claim:
     A test's folder cannot outlive a ``kill -9`` of astreduce by its own
     doing, and the temporary folder is shared. So the first test folder
     makes a claim: a lock file ``astreduce-TOKEN.lock`` held with ``flock``
-    for the life of this process (and of its forked children, which inherit
-    it; a program exec'd does not), and every folder is named
-    ``astreduce-TOKEN-…``. The next astreduce that makes a claim takes the
-    lock of every claim nobody holds, and removes that claim's folders. A
-    random token, not a pid: pids are reused, and differ between the
-    containers that may share one temporary folder.
+    for the life of this process (a forked child drops its copy, so that no
+    candidate can unlock it; a killed astreduce's children die with it), and
+    every folder is named ``astreduce-TOKEN-…``. The next astreduce that
+    makes a claim takes the lock of every claim nobody holds, and removes
+    that claim's folders. A random token, not a pid: pids are reused, and
+    differ between the containers that may share one temporary folder. Where
+    the temporary folder cannot lock or link, folders are made unclaimed, as
+    before claims.
     """
 
     _token: str | None = None
@@ -481,29 +484,38 @@ class _Claim:
     @classmethod
     def token(cls) -> str:
         if cls._token is None:
-            cls._token = cls._make()
-            _sweep_unclaimed(cls._token)
+            made = cls._make()
+            cls._token = made or "astreduce"
+            if made:
+                _sweep_unclaimed(made)
         return cls._token
 
     @classmethod
-    def _make(cls) -> str:
+    def _make(cls) -> str | None:
+        """A new claim's token, held; None when the temporary folder cannot hold claims."""
         folder = tempfile.gettempdir()
         for _ in range(8):
             token = f"astreduce-{secrets.token_hex(6)}"
             # locked under another name first: a sweep never sees a claim that is not held yet
             pending = os.path.join(folder, f".{token}.lock")
-            fd = os.open(pending, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             try:
+                fd = os.open(pending, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            except OSError:
+                return None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 os.link(pending, os.path.join(folder, f"{token}.lock"))
             except FileExistsError:  # pragma: no cover  # 48 random bits met again
                 os.close(fd)
                 continue
+            except OSError:  # no flock or no hard links here
+                os.close(fd)
+                return None
             finally:
-                os.unlink(pending)
+                Path(pending).unlink(missing_ok=True)
             cls._fd = fd
             return token
-        raise OSError("no free name for a claim in the temporary folder")  # pragma: no cover
+        return None  # pragma: no cover
 
     @classmethod
     def end(cls) -> None:
@@ -529,6 +541,10 @@ class _Claim:
 os.register_at_fork(after_in_child=_Claim.forget_in_child)
 
 
+#: The name of a claim: a lock file's name less ``.lock``, the prefix of its folders.
+_TOKEN = re.compile(r"astreduce-[0-9a-f]{12}")
+
+
 def _sweep_unclaimed(mine: str) -> None:
     """Remove the test folders of every claim no process holds any more (see :class:`_Claim`)."""
     folder = Path(tempfile.gettempdir())
@@ -538,7 +554,7 @@ def _sweep_unclaimed(mine: str) -> None:
         return
     for lock in claims:
         token = lock.name[: -len(".lock")]
-        if token == mine:
+        if token == mine or not _TOKEN.fullmatch(token):  # a name no claim has (``astreduce-*.lock``) is no glob
             continue
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
