@@ -83,7 +83,7 @@ def _size_of(text: str, counted: tuple[int, int]) -> Size:
 
 def _token_counts(text: str, clean: bool = False) -> tuple[int, int] | None:
     """(tokens, identifiers) of ``text`` as :func:`measure` counts them, or None when it does not tokenize
-    (with ``clean``, also when it holds an error token: after one, the tokenizer's state is not to be trusted)."""
+    (with ``clean``, also when it leaves something open: see :func:`_ends_clean`)."""
     tokens = python_tokens(text)
     if tokens is None or clean and not _ends_clean(tokens):
         return None
@@ -103,21 +103,23 @@ def _ends_clean(tokens: list[tokenize.TokenInfo]) -> bool:
         if kind == tokenize.ERRORTOKEN:
             return False
         if kind == tokenize.OP:
-            if token.string in "([{":
+            if token.string in _OPENING:
                 depth += 1
-            elif token.string in ")]}":
+            elif token.string in _CLOSING:
                 depth -= 1
                 if depth < 0:
                     return False
-        elif kind in _STRING_STARTS and kind != tokenize.STRING:
+        elif kind == _FSTRING_START:
             depth += 1
         elif kind == _FSTRING_END:
             depth -= 1
     return depth == 0
 
 
+#: The tokens that open and close an f-string (3.12 on; an f-string is one STRING token before).
+_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", -3)
-_STRING_STARTS = frozenset({tokenize.STRING, getattr(tokenize, "FSTRING_START", -1)})
+_OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
 
 
 class Measure:
