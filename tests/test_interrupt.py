@@ -63,13 +63,20 @@ def test_resume_after_interruption_reuses_earlier_tests(tmp_path: Path) -> None:
     started = time.monotonic()
     reference = _run(tmp_path, "--report", str(tmp_path / "full.json"))
     assert reference.wait(300) == 0
-    # interrupt half-way, however fast this machine is today
-    halfway = (time.monotonic() - started) / 2
-    expected = (tmp_path / "out.py").read_text()
+    # interrupt once the search is under way (its first result is written), a quarter of a run later:
+    # a sleep measured on the reference alone fell before the search when the machine got busier
+    quarter = (time.monotonic() - started) / 4
+    out = tmp_path / "out.py"
+    expected = out.read_text()
+    out.unlink()
     full_tests = json.loads((tmp_path / "full.json").read_text())["tests"]
 
     first = _run(tmp_path, "--resume", "--cache-dir", str(cache), "--report", str(tmp_path / "first.json"))
-    time.sleep(halfway)
+    deadline = time.monotonic() + 120
+    while not out.exists():
+        assert first.poll() is None and time.monotonic() < deadline, "the search never wrote a result"
+        time.sleep(0.01)
+    time.sleep(quarter)
     first.send_signal(signal.SIGINT)
     assert first.wait(60) == 130
     earlier = json.loads((tmp_path / "first.json").read_text())
