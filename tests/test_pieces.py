@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import symtable
 import sys
 import textwrap
 import types
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from astreduce.oracles import Target
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.pieces import ModuleCode
-from astreduce.source.statements import starts
+from astreduce.source.statements import declares_global, starts
 
 #: Programs whose statements are hard to cut: name -> text (each ends by raising from a function, so that
 #: the traceback's lines say where every statement's code thinks it is).
@@ -32,6 +33,10 @@ PROGRAMS = {
 WHOLE = {
     "future import": "from __future__ import annotations\nx: int = 1\n",
     "global at module level": "global x\nx = 1\n",
+    "global after a block's colon": "if True: global x\nx = 1\n",
+    "global after a semicolon": "y = 2;global x\nx = 1\n",
+    "global after a backslash": "y = 2; \\\n\f global x\nx = 1\n",
+    "global in a loop at module level": "for i in range(2):\n    global x\n    x = i\n",
     "annotations read before they are made": "print(__annotations__)\nx: int = 1\n",
     "a syntax error": "x = 1\ndef f(:\n    pass\n",
     "not a statement first": "    x = 1\n",
@@ -64,6 +69,34 @@ def test_the_statements_run_as_the_whole(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(WHOLE))
 def test_what_cutting_could_change_is_compiled_whole(name: str) -> None:
     assert ModuleCode("prog.py").codes(WHOLE[name]) is None
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "x = 1  # the global default\n",
+        "s = 'global x'\n",
+        "def f(a):\n    return a[1:global_]\n",
+        "class C:\n    def m(self):\n        nonlocal_ = 1\n",
+    ],
+)
+def test_what_only_mentions_global_is_cut(unit: str) -> None:
+    assert ModuleCode("prog.py").codes(unit + "y = 2\n") is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.sampled_from(["global x", "nonlocal x", "x = 1", "if x:", "pass", ";", ":", " ", "\\\n", "\n", "\t", "#", "'", "class C:", "def f():"]), max_size=12))
+def test_no_global_declaration_escapes_the_quick_look(words: list[str]) -> None:
+    """The regular expression that spares the symbol table never says "none" where the table finds one."""
+    unit = "".join(words)
+    try:
+        table = symtable.symtable(unit, "<unit>", "exec")
+    except (SyntaxError, ValueError):
+        return
+    scopes = [table, *(child for child in table.get_children() if child.get_type() == "class")]
+    declared = any(symbol.is_declared_global() or symbol.is_nonlocal() for scope in scopes for symbol in scope.get_symbols())
+    if declared:
+        assert declares_global(unit, classes=True)
 
 
 def test_a_changed_statement_is_all_that_compiles() -> None:
