@@ -12,11 +12,18 @@ own milliseconds per test and the oracle's share of the wall clock::
     python bench/own_time.py --profile argparse.prof  # and a cProfile of the first run, in-process
     python bench/own_time.py --options=--no-confine   # what confinement costs a test
     python bench/own_time.py --against HEAD~3 --runs 3 # that commit and this checkout, alternately
+    python bench/own_time.py --cpu --jobs 2            # where the CPU goes: astreduce, fork server, tests
 
 The machine's speed drifts by 15-20 % between minutes (a shared VM), so a
 before/after is only worth its pairs: ``--against REV`` checks REV out in a
 temporary git worktree and runs it and this checkout one after the other,
 ``--runs`` times, printing both medians and the ratio of each pair.
+
+With ``--cpu`` the run is watched through ``/proc`` (every 0.1 s): the
+CPU milliseconds per test of astreduce's own process, of its fork server and
+of the tests' children (the server's reaped children), the seconds the
+machine's cores stood idle, and the floor: all that CPU spread over every
+core, the wall clock no schedule could beat on this machine.
 
 With ``--profile`` the reduction runs in this process under cProfile
 (slower, so its figures are printed apart) and the 25 functions with the
@@ -64,23 +71,87 @@ def _command(case: "tools.Case", folder: Path, jobs: int) -> list[str]:
             "--report", str(folder / "report.json"), "-q", "-j", str(jobs), *EXTRA]
 
 
-def measure(case: "tools.Case", jobs: int) -> dict[str, float]:
-    """One reduction of ``case`` in a subprocess: its report's tests and seconds."""
+def measure(case: "tools.Case", jobs: int, cpu: bool = False) -> dict[str, float]:
+    """One reduction of ``case`` in a subprocess: its report's tests and seconds (and with ``cpu``, where
+    the CPU went: see :class:`CpuWatch`)."""
     with tempfile.TemporaryDirectory(prefix="own-time-") as place:
         folder = Path(place)
         tools.materialise(case, folder)
         command = [sys.executable, "-m", "astreduce", *_command(case, folder, jobs)]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(p) for p in SOURCE] + [os.environ.get("PYTHONPATH", "")])}
-        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=folder, env=env)
-        if done.returncode != 0:
-            raise SystemExit(f"{case.name}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
+        with tempfile.TemporaryFile("w+") as stderr:
+            watch = CpuWatch() if cpu else None
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, text=True, cwd=folder, env=env)
+            while process.poll() is None:
+                if watch is not None:
+                    watch.look(process.pid)
+                time.sleep(0.1)
+            if process.returncode != 0:
+                stderr.seek(0)
+                raise SystemExit(f"{case.name}: exit {process.returncode}: {stderr.read().strip()[-500:]}")
         report = json.loads((folder / "report.json").read_text())
     tests, seconds, oracle = report["tests"], report["seconds"], report["oracle_seconds"]
-    return {
+    row = {
         "tests": tests, "seconds": seconds, "oracle_seconds": oracle,
         "own_ms": 1000 * (seconds - oracle) / max(tests, 1), "share": oracle / seconds if seconds else 0.0,
         "tokens": report["output"]["tokens"],
     }
+    if watch is not None:
+        row.update(watch.figures(tests))
+    return row
+
+
+class CpuWatch:
+    """Where a reduction's CPU goes, read from ``/proc`` while it runs: its own process, its children (the
+    fork server) and what they reaped (the tests' children), and the machine's idle time."""
+
+    def __init__(self) -> None:
+        self.started = _machine()
+        self.own = 0.0
+        self.children: dict[int, tuple[float, float]] = {}  # pid -> (its own CPU, its reaped children's)
+
+    def look(self, pid: int) -> None:
+        own = _cpu(pid)
+        if own is not None:
+            self.own = own[0]
+        try:
+            kids = [int(k) for k in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            kids = []
+        for kid in kids:
+            seen = _cpu(kid)
+            if seen is not None:
+                self.children[kid] = seen
+
+    def figures(self, tests: int) -> dict[str, float]:
+        busy, idle = (now - then for now, then in zip(_machine(), self.started))
+        server = sum(own for own, _ in self.children.values())
+        children = sum(reaped for _, reaped in self.children.values())
+        per_test = 1000 / max(tests, 1)
+        cores = os.cpu_count() or 1
+        return {
+            "parent_ms": self.own * per_test, "server_ms": server * per_test, "tests_ms": children * per_test,
+            "idle_s": idle, "floor_s": (self.own + server + children) / cores, "machine_busy_s": busy,
+        }
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int) -> tuple[float, float] | None:
+    """A process's own CPU seconds, and those of the children it reaped (``/proc/PID/stat``)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS, (int(fields[13]) + int(fields[14])) / _TICKS
+
+
+def _machine() -> tuple[float, float]:
+    """The machine's busy and idle CPU seconds since it started (``/proc/stat``)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return (sum(values[:8]) - idle) / _TICKS, idle / _TICKS
 
 
 def profile(case: "tools.Case", jobs: int, out: Path) -> None:
@@ -140,6 +211,7 @@ def main() -> int:
     parser.add_argument("--profile", type=Path, help="also profile the first case in-process, into this file")
     parser.add_argument("--options", default="", help="more astreduce options for every run, e.g. --options=--no-confine")
     parser.add_argument("--against", metavar="REV", help="also run this git revision, alternating with this checkout")
+    parser.add_argument("--cpu", action="store_true", help="also the CPU per test of astreduce, its fork server and the tests, and the machine's idle seconds")
     args = parser.parse_args()
     EXTRA[:] = shlex.split(args.options)
     cases = {c.name: c for c in tools.load_cases()}
@@ -153,8 +225,9 @@ def main() -> int:
             against(cases[name], args.jobs, args.runs, args.against)
         print("\ncommand: " + shlex.join(["python", *sys.argv]))
         return 0
+    cpu_rows: list[tuple[str, dict[str, float]]] = []
     for name in args.cases.split(","):
-        rows = [measure(cases[name], args.jobs) for _ in range(args.runs)]
+        rows = [measure(cases[name], args.jobs, args.cpu) for _ in range(args.runs)]
         if not rows:  # --runs 0: only the profile
             continue
         row = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
@@ -162,6 +235,14 @@ def main() -> int:
             f"{name:<22} {args.jobs:>3} {row['tests']:>6.0f} {row['tokens']:>6.0f} {row['seconds']:>8.1f} "
             f"{row['oracle_seconds']:>8.1f} {row['own_ms']:>11.2f} {row['share']:>12.2f}"
         )
+        cpu_rows.append((name, row))
+    if args.cpu:
+        print(f"\n{'case':<22} {'-j':>3} {'CPU ms/test: astreduce':>22} {'fork server':>11} {'tests':>6} {'idle s':>7} {'floor s':>7} {'seconds':>8}")
+        for name, row in cpu_rows:
+            print(
+                f"{name:<22} {args.jobs:>3} {row['parent_ms']:>22.2f} {row['server_ms']:>11.2f} {row['tests_ms']:>6.2f} "
+                f"{row['idle_s']:>7.1f} {row['floor_s']:>7.1f} {row['seconds']:>8.1f}"
+            )
     if args.profile:
         profile(cases[args.cases.split(",")[0]], args.jobs, args.profile)
     print("\ncommand: " + shlex.join(["python", *sys.argv]))
