@@ -140,6 +140,10 @@ class Traits:
     """A check that costs no test and that every interesting candidate passes (the exec oracle's compile):
     the candidate's code, kept for its test, or None, and then the candidate is UNRESOLVED untested;
     candidates alike by byte code share a verdict."""
+    statements: Callable[[str, bool], types.CodeType | None | bool] | None = None
+    """The code of one top-level statement (and whether it is the text's first) as the oracle's tests run
+    it, compiled once and kept for them (the exec oracle's): the alike key reads it instead of compiling
+    the statement again. False when more lines may complete it; None when the text must be compiled whole."""
     starts: bool = True
     """Whether :meth:`Oracle.start` returns before the verdict, so that ``-j`` runs tests at once."""
     target: str = ""

@@ -115,6 +115,7 @@ class ExecOracle:
             python=self.python_path, target=target.describe() if target is not None else "",
             tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
             compiles=self.compiles if self._compiles_alone(target) else None,
+            statements=self.statement if self._compiles_alone(target) else None,
         )
 
     def _compiles_alone(self, target: Target | None) -> bool:
@@ -153,7 +154,8 @@ class ExecOracle:
         return Verdict(self.classify(run), run)
 
     def judge(self, text: str) -> Verdict:
-        return self.start(text, compile_here=True).wait()
+        # compiled here when its compile may decide (no key rejected it first): one that fails costs no child
+        return self.start(text, compile_here=not self._compiles_alone(self.target)).wait()
 
     def classify(self, run: Run) -> Outcome:
         if run.ending == "ok":
@@ -188,11 +190,23 @@ class ExecOracle:
         self._compiled[text] = code
         return code
 
+    def statement(self, piece: str, first: bool) -> types.CodeType | None | bool:
+        """A top-level statement's code as this oracle's tests run it, compiled once and kept for them
+        (see :meth:`ModuleCode.statement <astreduce.oracles.pieces.ModuleCode.statement>`)."""
+        return self._module_code().statement(piece, first)
+
+    def _module_code(self) -> ModuleCode:
+        if self._statements is None or self._statements.filename != self.code_name:
+            self._statements = ModuleCode(self.code_name)
+        return self._statements
+
     def start(self, text: str, compile_here: bool = False) -> ExecPending:
         """Hand ``text`` to a child; the returned job reports how it ended.
 
-        With ``compile_here`` (one test at a time: :meth:`judge`) a candidate
-        under :data:`PRECOMPILE_LIMIT` is compiled here, so one that does not
+        With ``compile_here`` (:meth:`judge`, when no key rejects a candidate
+        that does not compile: the target is a syntax error, or the append
+        compiles only glued to the candidate) a candidate under
+        :data:`PRECOMPILE_LIMIT` is compiled here, so one that does not
         compile costs no child. Otherwise (``-j``: several tests run while this
         process renders and starts the next, or a longer candidate) the test
         runs the code of the candidate's top-level statements, each compiled
@@ -210,9 +224,7 @@ class ExecOracle:
                 return ExecPending(self, None, compiled)
             code = compiled
         if code is None and not glued:
-            if self._statements is None or self._statements.filename != self.code_name:
-                self._statements = ModuleCode(self.code_name)
-            parts = self._statements.codes(text)
+            parts = self._module_code().codes(text)
             code = None if parts is None else tuple(parts)
         if append_code is not None:  # its lines as in the file the child writes: the candidate's, then its own
             append_code = shift_lines(append_code, text.count("\n") + 1)

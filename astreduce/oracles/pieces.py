@@ -88,6 +88,16 @@ class ModuleCode:
             index = last + 1
         return codes
 
+    def statement(self, piece: str, first: bool) -> types.CodeType | None | bool:
+        """The code of one top-level statement (``first``: the text's first, which may be its docstring),
+        as :meth:`codes` compiles it for a test and keeps it (its lines from 1): the alike key
+        (:class:`~astreduce.search.alike.CodeKey`) reads it, and the test that follows compiles nothing
+        more. False when more lines may complete ``piece``; None when it must be compiled whole: an
+        error, or a name declared ``global``."""
+        unit = "pass\n" + piece if not first and _STRING_FIRST.match(piece) else piece
+        code = self._compile(unit)
+        return False if isinstance(code, _Incomplete) else code
+
     def _compile(self, unit: str) -> types.CodeType | None | _Incomplete:
         """``unit`` compiled at line 1 (cached); None if it has an error or must not be compiled alone."""
         if unit in self._compiled:

@@ -26,7 +26,7 @@ from typing import Protocol, TypeVar
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
 from astreduce.source.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Run, Target, plugged
+from astreduce.oracles import Oracle, Run, Target, Traits, plugged
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import EchoingOracle, OracleOptions, Original, build_oracle, require_target
 from astreduce.oracles.predicate import PredicateOracle
@@ -397,7 +397,7 @@ def reduce_with(
         retry_stale=config.exhaustive, compiles=traits.compiles, oracle_seconds=calibrating, budget=budget,
         protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=alike_key(traits.compiles, config.jobs) if config.strategy in ("auto", "hdd", "flat") else None,
+        alike=alike_key(traits) if config.strategy in ("auto", "hdd", "flat") else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
@@ -452,17 +452,17 @@ def budget_spent(budget: Budget | None, interrupted: bool, stop: StopRequest | N
     return interrupted and budget is not None and budget.spent and not (stop is not None and stop.requested)
 
 
-def alike_key(compiles: Callable[[str], types.CodeType | None] | None, jobs: int) -> CodeKey | None:
+def alike_key(traits: Traits) -> CodeKey | None:
     """The key of candidates alike by byte code, for an oracle that compiles them here (else None).
 
-    One test at a time, the oracle compiles a short candidate here for its
-    test, and the key reads that code; with several at once the children
-    compile, and this process, which renders and starts them, keys a
-    candidate by the statements it changed.
+    It keys a candidate statement by statement, by the code the oracle's
+    test will run (:attr:`~astreduce.oracles.Traits.statements`): a
+    candidate that changes one function compiles that function, once, for its
+    key and its test.
     """
-    if compiles is None:
+    if traits.compiles is None:
         return None
-    return CodeKey(compiles if jobs == 1 else None)
+    return CodeKey(statements=traits.statements)
 
 
 def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *, enabled: bool) -> None:
