@@ -9,6 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from astreduce.oracles import Target
+from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.pieces import ModuleCode
 from astreduce.search.alike import CodeKey, code_key
 
 STDLIB = Path(argparse.__file__).parent
@@ -73,3 +76,65 @@ def test_a_changed_method_compiles_the_method_not_the_class() -> None:
     changed = source[:start] + source[start:end].replace("if not action.option_strings", "if not action") + source[end:]
     assert key(changed) not in (None, key(source))
     assert key.compiled == before + 1  # that method under the class's header, not the 38 KB class
+
+
+def _statements_key() -> CodeKey:
+    """A key that reads each statement's code from the exec oracle's statement compile, as a reduction's does."""
+    return CodeKey(statements=ModuleCode("candidate.py").statement)
+
+
+@pytest.mark.parametrize("text", [*TRICKY.values(), *TRICKY_CLASSES.values()], ids=[*TRICKY, *TRICKY_CLASSES])
+def test_a_tricky_text_keyed_by_its_tests_code_compiles_or_not_as_a_whole(text: str) -> None:
+    assert (_statements_key()(text) is None) == (code_key(text) is None)
+
+
+def test_a_global_statement_changes_the_key_read_from_the_tests_code() -> None:
+    key = _statements_key()
+    assert key("global x\nx = 1\n") != key("global y\nx = 1\n")
+    assert key("class A:\n    global x\n    x = 1\n") != key("class A:\n    global y\n    x = 1\n")
+    assert key("x = 1\nglobal x\n") is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(source=st.sampled_from(SOURCES), data=st.data())
+def test_keys_read_from_the_tests_code_see_layout_and_not_code(source: str, data: st.DataObject) -> None:
+    lines = source.splitlines(keepends=True)
+    cut = data.draw(st.integers(0, len(lines) - 1))
+    comment = lines[:cut] + ["# a comment the compiler never sees\n"] + lines[cut:]
+    key = _statements_key()
+    same = key(source)
+    assert same is not None
+    laid_out = "".join(comment)
+    assert (key(laid_out) == same) == (code_key(laid_out) == code_key(source))
+    number = data.draw(st.sampled_from(["0", "1", "2"]))
+    changed = source.replace(f" = {number}\n", f" = {number}0\n", 1)
+    assert (key(changed) == same) == (code_key(changed) == code_key(source))
+
+
+def test_the_key_and_the_test_compile_a_statement_once() -> None:
+    oracle = ExecOracle(Target.parse("ValueError:9"), timeout=30)
+    try:
+        body = "".join(f"def f{i}():\n    return {i}\n" for i in range(300))
+        key = CodeKey(statements=oracle.statement)
+        assert key(body + "raise ValueError(f9())\n") is not None
+        assert oracle.run(body + "raise ValueError(f9())\n").message == "9"
+        assert oracle._statements is not None
+        compiled = oracle._statements.compiled
+        changed = body.replace("return 9\n", "return 8\n") + "raise ValueError(f9())\n"
+        assert key(changed) is not None and oracle._statements.compiled == compiled + 1  # the key compiled f9
+        verdict = oracle.start(changed).wait()
+        assert verdict.run.message == "8" and oracle._statements.compiled == compiled + 1  # its test did not
+    finally:
+        oracle.close()
+
+
+@pytest.mark.parametrize("key", [CodeKey(), _statements_key()], ids=["own compile", "the tests' code"])
+def test_statements_that_never_run_or_do_nothing_leave_no_trace_in_the_key(key: CodeKey) -> None:
+    # what the test runs is the same: a pass does nothing, and nothing after a top-level raise runs
+    assert key("x = 1\npass\ny = 2\n") == key("x = 1\ny = 2\n")
+    assert key("x = 1\nraise ValueError(x)\ny = 2\n") == key("x = 1\nraise ValueError(x)\nz = f(3)\n")
+    assert key("x = 1\nwhile True:\n    pass\ny = 2\n") == key("x = 1\nwhile True:\n    pass\n")
+    # a raise that may not happen, or a loop that may end, leaves the statements after it alive
+    assert key("x = 1\nif x:\n    raise ValueError(x)\ny = 2\n") != key("x = 1\nif x:\n    raise ValueError(x)\nz = 2\n")
+    assert key("while True:\n    break\ny = 2\n") != key("while True:\n    break\nz = 2\n")
+    assert key("x = 1\nraise ValueError(x)\ny = (\n") is None  # dead, but it must still compile

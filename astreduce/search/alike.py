@@ -22,6 +22,7 @@ it compile, is keyed whole.
 
 from __future__ import annotations
 
+import dis
 import hashlib
 import marshal
 import re
@@ -135,9 +136,14 @@ class CodeKey:
         self.compile_seconds = 0.0
         """Seconds in ``statements``: the oracle's own compile, whose code a test of the candidate runs."""
         self._units: dict[tuple[str, bytes], bytes | None | _Mark] = {}
+        self._stops: set[bytes] = set()
+        """The keys of statements that never end normally (``raise``): the statements after them are dead code."""
         self.compiled = 0
         """Units (statements, class members) compiled so far (the cache's misses), for benchmarks."""
         self._nothing = self._unit_key("")
+        passed = _compiled("pass\n") or _EMPTY
+        self._idle = {self._nothing, self._unit_key("pass\n"), self._unit_key("pass\n", "pass\n"), _code_digest(passed, b"statement")}
+        """The keys of statements whose code does nothing (``pass``): left out, as what a test runs is the same."""
 
     def __call__(self, text: str) -> bytes | None:
         if "__future__" in text:
@@ -152,7 +158,15 @@ class CodeKey:
         keys = self._pieces(text, starts, self._module_unit, first)
         if keys is _WHOLE:
             return code_key(text)
-        return _join(b"split", keys) if isinstance(keys, list) else None
+        if not isinstance(keys, list):
+            return None
+        kept: list[bytes] = []
+        for key in keys:
+            if key not in self._idle:
+                kept.append(key)
+            if key in self._stops:  # what follows never runs: the whole text's code drops it
+                break
+        return _join(b"split", kept)
 
     def _module_unit(self, piece: str, first: bool) -> bytes | None | _Mark:
         """A top-level statement's key: only the module's first statement may be its docstring
@@ -178,6 +192,8 @@ class CodeKey:
         code = self._statements(piece, first)
         self.compile_seconds += time.monotonic() - started
         key = _code_digest(code, b"statement") if isinstance(code, types.CodeType) else _MORE if code is False else _WHOLE
+        if isinstance(code, types.CodeType) and isinstance(key, bytes) and not _falls_through(code):
+            self._stops.add(key)
         if key is not _WHOLE:
             self._keep(seen, key)
         return key
@@ -253,6 +269,8 @@ class CodeKey:
                 key = _WHOLE
             else:
                 key = _code_digest(code, b"unit")
+                if not _falls_through(code):
+                    self._stops.add(key)
         self.compiled += 1
         self._keep(seen, key)
         return key
@@ -275,6 +293,18 @@ _CLASS_LINE = re.compile(r"^class\b[^\n]*\n", re.MULTILINE)
 _NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
 #: The class body's first line: indented, not blank, not a comment.
 _BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
+
+
+_EMPTY = compile("", "<candidate>", "exec")
+#: The opcodes that end a module's code normally (3.12 added RETURN_CONST).
+_RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
+
+
+def _falls_through(code: types.CodeType) -> bool:
+    """Whether a statement's module code can end normally, for the next statement to run: it has a return
+    (word code: every even byte is an opcode). One that only raises or loops has none, and the compiler
+    drops what follows it in the whole text as unreachable."""
+    return any(op in _RETURNS for op in code.co_code[0::2])
 
 
 def _join(kind: bytes, keys: list[bytes]) -> bytes:
