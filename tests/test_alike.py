@@ -131,7 +131,8 @@ def test_the_key_and_the_test_compile_a_statement_once() -> None:
 @pytest.mark.parametrize("key", [CodeKey(), _statements_key()], ids=["own compile", "the tests' code"])
 def test_statements_that_never_run_or_do_nothing_leave_no_trace_in_the_key(key: CodeKey) -> None:
     # what the test runs is the same: a pass does nothing, and nothing after a top-level raise runs
-    assert key("x = 1\npass\ny = 2\n") == key("x = 1\ny = 2\n")
+    assert key("x = 1\npass\ny = 2\n") == key("x = 1\ny = 2\n") == key("x = 1\n4\ny = 2\n") == key('x = 1\n"lbs"\ny = 2\n')
+    assert key('"A docstring."\nx = 1\n') != key("x = 1\n") and key("x\n") != key("4\n")
     assert key("x = 1\nraise ValueError(x)\ny = 2\n") == key("x = 1\nraise ValueError(x)\nz = f(3)\n")
     assert key("x = 1\nwhile True:\n    pass\ny = 2\n") == key("x = 1\nwhile True:\n    pass\n")
     # a raise that may not happen, or a loop that may end, leaves the statements after it alive

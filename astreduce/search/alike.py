@@ -140,10 +140,10 @@ class CodeKey:
         """The keys of statements that never end normally (``raise``): the statements after them are dead code."""
         self.compiled = 0
         """Units (statements, class members) compiled so far (the cache's misses), for benchmarks."""
+        self._idle: set[bytes | None | _Mark] = set()
+        """The keys of statements whose code does nothing (``pass``, a constant): left out, as what a test runs
+        is the same (the whole text's code has no trace of them either)."""
         self._nothing = self._unit_key("")
-        passed = _compiled("pass\n") or _EMPTY
-        self._idle = {self._nothing, self._unit_key("pass\n"), self._unit_key("pass\n", "pass\n"), _code_digest(passed, b"statement")}
-        """The keys of statements whose code does nothing (``pass``): left out, as what a test runs is the same."""
 
     def __call__(self, text: str) -> bytes | None:
         if "__future__" in text:
@@ -192,11 +192,18 @@ class CodeKey:
         code = self._statements(piece, first)
         self.compile_seconds += time.monotonic() - started
         key = _code_digest(code, b"statement") if isinstance(code, types.CodeType) else _MORE if code is False else _WHOLE
-        if isinstance(code, types.CodeType) and isinstance(key, bytes) and not _falls_through(code):
-            self._stops.add(key)
+        if isinstance(code, types.CodeType):
+            self._learn(code, key)
         if key is not _WHOLE:
             self._keep(seen, key)
         return key
+
+    def _learn(self, code: types.CodeType, key: bytes | None | _Mark) -> None:
+        """Note a statement key whose code does nothing, or never ends normally (see :meth:`__call__`)."""
+        if _does_nothing(code):
+            self._idle.add(key)
+        elif isinstance(key, bytes) and not _falls_through(code):
+            self._stops.add(key)
 
     def _keep(self, seen: tuple[str, bytes], key: bytes | None | _Mark) -> None:
         if len(self._units) >= _KEPT:
@@ -269,8 +276,8 @@ class CodeKey:
                 key = _WHOLE
             else:
                 key = _code_digest(code, b"unit")
-                if not _falls_through(code):
-                    self._stops.add(key)
+                if not before or before == "pass\n":  # a statement's, not a class member's
+                    self._learn(code, key)
         self.compiled += 1
         self._keep(seen, key)
         return key
@@ -298,6 +305,18 @@ _BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
 _EMPTY = compile("", "<candidate>", "exec")
 #: The opcodes that end a module's code normally (3.12 added RETURN_CONST).
 _RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
+
+
+#: What a statement's module code that does nothing is made of (a constant statement leaves a NOP for its line).
+_IDLE_OPS = frozenset(dis.opmap[name] for name in ("CACHE", "RESUME", "NOP", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
+
+
+def _does_nothing(code: types.CodeType) -> bool:
+    """Whether a statement's module code only returns None: no name, no other constant, no other operation."""
+    return (
+        not code.co_names and all(c is None for c in code.co_consts)
+        and all(op in _IDLE_OPS for op in code.co_code[0::2])
+    )
 
 
 def _falls_through(code: types.CodeType) -> bool:
