@@ -123,8 +123,11 @@ class CodeKey:
     key and its test, 1.8 ms a test at ``-j 1``, and a method changed in a
     large class compiled the method for the key and the class for the test.)
 
-    Equal keys mean equal byte code, as with :func:`code_key`; the keys of a
-    text split and of a text compiled whole never meet (each says which it is).
+    Equal keys mean the same byte code runs, as with :func:`code_key` (a
+    statement whose code does nothing, or that follows one that never ends
+    normally, is left out, as the whole text's compile drops such code); the
+    keys of a text split and of a text compiled whole never meet (each says
+    which it is).
     """
 
     def __init__(
@@ -170,7 +173,8 @@ class CodeKey:
 
     def _module_unit(self, piece: str, first: bool) -> bytes | None | _Mark:
         """A top-level statement's key: only the module's first statement may be its docstring
-        ("pass" before the others says so); a large class is keyed member by member."""
+        ("pass" before the others says so); from the oracle's code for its test, or else a large class
+        member by member."""
         if self._statements is not None:  # the test compiles the statement whole anyway: one compile for both
             key = self._statement_key(piece, first)
             if key is not _WHOLE:
@@ -302,7 +306,6 @@ _NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
 _BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
 
 
-_EMPTY = compile("", "<candidate>", "exec")
 #: The opcodes that end a module's code normally (3.12 added RETURN_CONST).
 _RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
 
