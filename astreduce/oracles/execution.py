@@ -111,11 +111,11 @@ class ExecOracle:
         ``compile`` rejects more than the parser does (``return`` outside a function), and such a candidate
         may be just what a search for a compiler's error wants."""
         target = self.target
+        alone = self._compiles_alone(target)
         return Traits(
             python=self.python_path, target=target.describe() if target is not None else "",
             tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
-            compiles=self.compiles if self._compiles_alone(target) else None,
-            statements=self.statement if self._compiles_alone(target) else None,
+            compiles=self.compiles if alone else None, statements=self.statement if alone else None,
         )
 
     def _compiles_alone(self, target: Target | None) -> bool:
