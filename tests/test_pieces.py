@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import symtable
 import sys
 import textwrap
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from astreduce.oracles import Target
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.pieces import ModuleCode
+from astreduce.oracles.pieces import _ASSEMBLES, _CLASS_FROM, ClassCode, ModuleCode
 from astreduce.source.statements import declares_global, starts
 
 #: Programs whose statements are hard to cut: name -> text (each ends by raising from a function, so that
@@ -141,7 +142,7 @@ def _defined(codes: list[types.CodeType]) -> dict[str, int]:
     while stack:
         code = stack.pop()
         if code.co_name != "<module>":
-            found[f"{code.co_qualname}@{code.co_firstlineno}"] = code.co_firstlineno
+            found[f"{getattr(code, 'co_qualname', code.co_name)}@{code.co_firstlineno}"] = code.co_firstlineno
         stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
     return found
 
@@ -184,3 +185,107 @@ def test_the_statements_kept_are_bounded_by_their_size(monkeypatch: pytest.Monke
     compiled = module.compiled
     assert module.codes(texts[-1]) is not None and module.compiled == compiled  # the latest are kept
     assert module.codes(texts[0]) is not None and module.compiled > compiled  # the oldest were dropped
+
+
+#: Classes whose methods are hard to cut from their class: name -> a class statement (each at least
+#: ``_CLASS_FROM`` characters once padded with plain methods).
+CLASSES = {
+    "super() and __class__": "class C(Base):\n    def m(self):\n        return super().m()\n    def n(self):\n        return __class__\n",
+    "super() in a nested function only": "class C(Base):\n    def m(self):\n        def inner():\n            return super(C, self)\n        return [super().m() for _ in ()]\n",
+    "decorators over several lines": "class C:\n    @functools.lru_cache(\n        maxsize=2,\n    )\n    def m(self, x):\n        return x\n    @property\n    def p(self):\n        return 1\n    @p.setter\n    def p(self, value):\n        self._p = value\n",
+    "a def inside a string at the class's indent": "class C:\n    def m(self):\n        s = '''\n    def fake(self):\n        return 1\n'''\n        return s\n    def n(self):\n        return 2\n",
+    "a nested class and attributes": "class C:\n    x = 1\n    class Inner:\n        def m(self):\n            return 1\n    y = [i for i in range(3)]\n    def m(self, a=lambda: 0, *, b: int = 2) -> 'C':\n        return a\n",
+    "one-line and async methods": "class C:\n    def m(self): return 1\n    async def n(self):\n        await self.m()\n    async def g(self):\n        yield 1\n",
+    "comments, blank lines and a trailing comment": "class C:\n    # a comment\n\n    def m(self):  # the header's comment\n        x = 1  # a trailing comment\n\n        # a comment inside\n        return x  # the last line's comment\n\n# a comment at column 0\n    def n(self):\n        pass\n",
+    "continuation lines in the body": "class C:\n    def m(self):\n        return f(\n            1,\n            2)\n    def n(self):\n        x = 1 + \\\n            2\n        return x\n",
+    "non-ASCII on the last line": "class C:\n    def m(self):\n        return 'ééé' + \"日本\"\n    def n(self):\n        s = 'λ'\n        return s\n",
+    "names mangled in the class": "class C:\n    __x = 1\n    def m(self):\n        return self.__x + C.__x\n    def __private(self):\n        return self.__y\n",
+    "tabs for indentation": "class C:\n\tdef m(self):\n\t\treturn 1\n\tdef n(self):\n\t\tif self:\n\t\t\treturn 2\n",
+    "a decorated class with a docstring": "@dataclasses.dataclass\nclass C(metaclass=Meta):\n    'The docstring.'\n    x: int = 1\n    def m(self):\n        'A method docstring.'\n        return self.x\n",
+    "a method redefined": "class C:\n    def m(self):\n        return 1\n    def m(self):\n        return 2\n",
+    "a one-statement body that ends early": "class C:\n    def m(self):\n        pass\n    def n(self):\n        return (1)\n",
+    "a body that ends in a nested block": "class C:\n    def m(self):\n        for i in range(3):\n            if i:\n                continue\n    def n(self):\n        try:\n            pass\n        finally:\n            return 1\n",
+}
+
+
+def _padded(text: str) -> str:
+    """``text`` with plain methods after it, so that it is long enough to be assembled."""
+    indent = "\t" if "\n\t" in text else "    "
+    plain = "".join(f"{indent}def plain{i}(self, a, b):\n{indent}{indent}return a + b * {i}\n" for i in range(60))
+    return text + plain
+
+
+def _same_code(assembled: types.CodeType, whole: types.CodeType) -> bool:
+    """Whether two code objects are the same, nested ones too: equal (or, with a NaN constant, which
+    equals nothing, the same marshalled), and with the same qualified names and file names."""
+    if assembled != whole and marshal.dumps(assembled, 2) != marshal.dumps(whole, 2):
+        return False
+    if (getattr(assembled, "co_qualname", ""), assembled.co_filename) != (getattr(whole, "co_qualname", ""), whole.co_filename):
+        return False
+    inner = [[c for c in code.co_consts if isinstance(c, types.CodeType)] for code in (assembled, whole)]
+    return len(inner[0]) == len(inner[1]) and all(_same_code(a, b) for a, b in zip(*inner))
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_a_large_class_is_assembled_as_compiled_whole(name: str) -> None:
+    text = _padded(CLASSES[name])
+    assembled = ClassCode("prog.py").assembled(text)
+    if not _ASSEMBLES:
+        assert assembled is None
+        return
+    assert assembled is not None
+    assert _same_code(assembled, compile(text, "prog.py", "exec", dont_inherit=True))
+
+
+def _classes(module: str) -> list[str]:
+    text = (_LIBRARY / module).read_text()
+    cuts = starts(text)
+    ends = [*cuts[1:], len(text)]
+    return [text[a:b] for a, b in zip(cuts, ends) if text.startswith(("class", "@"), a) and b - a >= _CLASS_FROM]
+
+
+_STDLIB_CLASSES = [piece for module in ("argparse.py", "configparser.py", "fractions.py", "_pydecimal.py", "tarfile.py", "typing.py") for piece in _classes(module)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(piece=st.sampled_from(_STDLIB_CLASSES), data=st.data())
+def test_classes_with_lines_deleted_at_random_assemble_as_compiled_whole(piece: str, data: st.DataObject) -> None:
+    """A reduction's candidates: lines of a standard library class deleted (those that still compile),
+    then assembled by one ClassCode after another, its caches warm."""
+    module = ModuleCode("cand.py")
+    lines = piece.splitlines(keepends=True)
+    for _ in range(3):
+        kept = [line for line in lines if data.draw(st.integers(0, 9)) > 0]
+        candidate = "".join(kept)
+        try:
+            whole = compile(candidate, "cand.py", "exec", dont_inherit=True)
+        except SyntaxError:
+            continue
+        assembled = module._classes.assembled(candidate)
+        if _ASSEMBLES and assembled is not None:
+            assert _same_code(assembled, whole)
+        elif not _ASSEMBLES:
+            assert assembled is None
+
+
+@pytest.mark.skipif(not _ASSEMBLES, reason="this Python's class code lists what its methods set")
+def test_a_changed_method_is_all_that_compiles_of_its_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    from astreduce.oracles import pieces
+
+    module = ModuleCode("prog.py")
+    text = "class C:\n" + "".join(f"    def m{i}(self):\n        x = {i}\n        return x\n" for i in range(100))
+    assert module.codes(text) is not None and module._classes.assembled_classes == 1
+    compiled: list[str] = []
+    plain = pieces._compiled
+    monkeypatch.setattr(pieces, "_compiled", lambda unit, filename: compiled.append(unit) or plain(unit, filename))
+    changed = text.replace("x = 7\n", "x = 70\n")
+    parts = module.codes(changed)
+    assert parts is not None and _same_code(parts[0], compile(changed, "prog.py", "exec", dont_inherit=True))
+    method = "    def m7(self):\n        x = 70\n        return x\n"
+    assert compiled == ["class C:\n" + method]  # the method (its stub, one line, ends where it did: the skeleton is kept)
+    shorter = text.replace("        x = 7\n        return x\n", "        return 7\n")
+    compiled.clear()
+    parts = module.codes(shorter)
+    assert parts is not None and _same_code(parts[0], compile(shorter, "prog.py", "exec", dont_inherit=True))
+    assert compiled[0] == "class C:\n    def m7(self):\n        return 7\n"
+    assert len(compiled) == 2 and "return" not in compiled[1]  # and the skeleton: every body cut to a stub

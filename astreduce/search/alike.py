@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from astreduce.search.scheduler import digest
-from astreduce.source.statements import declares_global, incomplete, member_starts
+from astreduce.source.statements import class_parts, declares_global, incomplete, member_starts
 from astreduce.source.statements import starts as statement_starts
 
 __all__ = ["CodeKey", "code_key"]
@@ -217,16 +217,13 @@ class CodeKey:
     def _class_key(self, piece: str) -> bytes | None | _Mark:
         """A class statement's key from its members' (:data:`_UNSPLIT`: not a class this can split; then
         the statement is keyed whole, as is one whose body declares a name ``global``)."""
-        line = _CLASS_LINE.search(piece, 0, _HEADER_LOOKS)
-        if line is None or _NOT_A_DECORATOR.search(piece, 0, line.start()) is not None:
-            return _UNSPLIT  # only decorators may come before the class line
-        body = _BODY_LINE.search(piece, line.end())
-        if body is None:
+        parts = class_parts(piece)
+        if parts is None:
             return _UNSPLIT
-        header, indent = piece[: body.start()], body.group(1)
+        header, indent, _ = parts
         if not isinstance(self._unit_key(indent + "pass\n", header), bytes):  # a header over several lines, say
             return _UNSPLIT
-        body_text = piece[body.start() :]
+        body_text = piece[len(header) :]
         starts = statement_starts(body_text, *member_starts(indent))
         if not starts or starts[0] != 0:
             return _UNSPLIT
@@ -297,14 +294,6 @@ _MORE = _Mark()
 """The unit is incomplete: the piece takes the next."""
 _UNSPLIT = _Mark()
 """Not a class :meth:`CodeKey._class_key` can key member by member."""
-#: How far into a top-level statement its ``class`` line is looked for (past the decorators).
-_HEADER_LOOKS = 1024
-_CLASS_LINE = re.compile(r"^class\b[^\n]*\n", re.MULTILINE)
-#: A line before the class line that is no decorator's (nor a comment or a decorator's continuation).
-_NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
-#: The class body's first line: indented, not blank, not a comment.
-_BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
-
 
 #: The opcodes that end a module's code normally (3.12 added RETURN_CONST).
 _RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)

@@ -19,7 +19,7 @@ import symtable
 import warnings
 from collections.abc import Iterator
 
-__all__ = ["NEXT_STATEMENT", "STATEMENT_START", "declares_global", "incomplete", "member_starts", "starts"]
+__all__ = ["NEXT_STATEMENT", "STATEMENT_START", "class_parts", "declares_global", "incomplete", "member_starts", "starts"]
 
 #: Where a top-level statement may start: a line's first character, not blank, not a comment, not what
 #: continues the statement before (a closing bracket, ``else``, ``elif``, ``except``, ``finally``); a
@@ -43,6 +43,29 @@ def member_starts(indent: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Where a class member indented by ``indent`` may start (see :func:`starts`), once per indentation."""
     member = re.compile(re.escape(indent) + _STARTS)
     return member, re.compile("\n" + member.pattern)
+
+
+#: How far into a top-level statement its ``class`` line is looked for (past the decorators).
+_HEADER_LOOKS = 1024
+_CLASS_LINE = re.compile(r"^class[ \t]+(\w+)[^\n]*\n", re.MULTILINE)
+#: A line before the class line that is no decorator's (nor a comment or a decorator's continuation).
+_NOT_A_DECORATOR = re.compile(r"^[^@\s#]", re.MULTILINE)
+#: The class body's first line: indented, not blank, not a comment.
+_BODY_LINE = re.compile(r"^([ \t]+)[^\s#]", re.MULTILINE)
+
+
+def class_parts(piece: str) -> tuple[str, str, str] | None:
+    """A top-level class statement's header (its decorators, comments and ``class`` line), its body's
+    indentation and its name, cut without parsing; None if ``piece`` does not look like a class whose body
+    starts on a line of its own. Whether the cut is right is for a compile to tell (a header over several
+    lines, say, does not compile alone)."""
+    line = _CLASS_LINE.search(piece, 0, _HEADER_LOOKS)
+    if line is None or _NOT_A_DECORATOR.search(piece, 0, line.start()) is not None:
+        return None  # only decorators may come before the class line
+    body = _BODY_LINE.search(piece, line.end())
+    if body is None:
+        return None
+    return piece[: body.start()], body.group(1), line.group(1)
 
 
 #: compile()'s flags that tell input which more lines may complete (``codeop``'s) from a plain error.
