@@ -60,43 +60,58 @@ def _whole_key(code: types.CodeType | None) -> bytes | None:
     return None if code is None else _code_digest(code, b"whole")
 
 
-def _code_digest(code: types.CodeType, kind: bytes) -> bytes:
+def _code_digest(code: types.CodeType, kind: bytes, known: dict[int, tuple[types.CodeType, bytes]] | None = None) -> bytes:
     """A digest of what a code object does, its nested code objects included, without line or column
     numbers (``kind`` says what was compiled: a whole text, a statement...).
 
-    Each code object gives its byte code, then its names, flags, counts and constants, with a mark
-    of which constants are code objects (read after it) or frozensets (whose elements are sorted,
-    however the set iterates): one pass over the constants, marshal's format 2 for the rest.
+    Each code object's digest covers its byte code, then its names, flags, counts and constants, with
+    a mark of which constants are code objects (their own digests stand in their place) or frozensets
+    (whose elements are sorted, however the set iterates): one pass over the constants, marshal's
+    format 2 for the rest. ``known`` keeps the digests of code objects seen (by identity, the object
+    kept with it): a class whose code is put together from its methods' (see
+    :class:`~astreduce.oracles.pieces.ClassCode`) digests the methods it changed.
     """
-    hashed = hashlib.blake2b(kind, digest_size=20)
-    stack = [code]
-    while stack:
-        code = stack.pop()
-        hashed.update(code.co_code)
-        constants: list[object] = []
-        kinds = bytearray()  # 0 a value, 1 a code object (its own record follows), 2 a frozenset
-        for constant in code.co_consts:
-            if type(constant) is types.CodeType:
-                stack.append(constant)
-                constants.append(None)
-                kinds.append(1)
-            elif type(constant) is frozenset:
-                constants.append(tuple(sorted(_serialised(v) for v in constant)))
-                kinds.append(2)
-            else:
-                constants.append(constant)
-                kinds.append(0)
-        hashed.update(
-            _serialised(
-                (
-                    code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
-                    code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
-                    getattr(code, "co_qualname", ""), getattr(code, "co_exceptiontable", b""),
-                    tuple(constants), bytes(kinds),
-                )
+    return hashlib.blake2b(kind + _one_digest(code, known), digest_size=20).digest()
+
+
+def _one_digest(code: types.CodeType, known: dict[int, tuple[types.CodeType, bytes]] | None) -> bytes:
+    if known is not None:
+        seen = known.get(id(code))
+        if seen is not None and seen[0] is code:
+            return seen[1]
+    hashed = hashlib.blake2b(code.co_code, digest_size=20)
+    constants: list[object] = []
+    kinds = bytearray()  # 0 a value, 1 a code object (its digest), 2 a frozenset
+    for constant in code.co_consts:
+        if type(constant) is types.CodeType:
+            constants.append(_one_digest(constant, known))
+            kinds.append(1)
+        elif type(constant) is frozenset:
+            constants.append(tuple(sorted(_serialised(v) for v in constant)))
+            kinds.append(2)
+        else:
+            constants.append(constant)
+            kinds.append(0)
+    hashed.update(
+        _serialised(
+            (
+                code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+                code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+                getattr(code, "co_qualname", ""), getattr(code, "co_exceptiontable", b""),
+                tuple(constants), bytes(kinds),
             )
         )
-    return hashed.digest()
+    )
+    found = hashed.digest()
+    if known is not None:
+        if len(known) >= _KNOWN_CODES:
+            known.clear()
+        known[id(code)] = (code, found)
+    return found
+
+
+#: Code objects whose digests a :class:`CodeKey` keeps (all forgotten at once past this many).
+_KNOWN_CODES = 16384
 
 
 def _serialised(value: Any) -> bytes:
@@ -146,6 +161,8 @@ class CodeKey:
         self._idle: set[bytes | None | _Mark] = set()
         """The keys of statements whose code does nothing (``pass``, a constant): left out, as what a test runs
         is the same (the whole text's code has no trace of them either)."""
+        self._known: dict[int, tuple[types.CodeType, bytes]] = {}
+        """The digests of code objects seen, by identity (see :func:`_code_digest`)."""
         self._nothing = self._unit_key("")
 
     def __call__(self, text: str) -> bytes | None:
@@ -187,19 +204,17 @@ class CodeKey:
 
     def _statement_key(self, piece: str, first: bool) -> bytes | None | _Mark:
         """A top-level statement's key from the code the oracle keeps for its test (:data:`_WHOLE`: the oracle
-        says it must be compiled whole, an error or a global name, which :meth:`_unit_key` tells apart)."""
-        seen = ("\0first" if first else "\0statement", digest(piece))
-        if seen in self._units:
-            return self._units[seen]
+        says it must be compiled whole, an error or a global name, which :meth:`_unit_key` tells apart).
+        The oracle keeps the statement's code by its text, and :func:`_code_digest` knows the digest of a
+        code object seen: a statement seen before costs two lookups, no hash of its text here."""
         assert self._statements is not None
         started = time.monotonic()
         code = self._statements(piece, first)
         self.compile_seconds += time.monotonic() - started
-        key = _code_digest(code, b"statement") if isinstance(code, types.CodeType) else _MORE if code is False else _WHOLE
-        if isinstance(code, types.CodeType):
-            self._learn(code, key)
-        if key is not _WHOLE:
-            self._keep(seen, key)
+        if not isinstance(code, types.CodeType):
+            return _MORE if code is False else _WHOLE
+        key = _code_digest(code, b"statement", self._known)
+        self._learn(code, key)
         return key
 
     def _learn(self, code: types.CodeType, key: bytes | None | _Mark) -> None:
