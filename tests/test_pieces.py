@@ -282,10 +282,22 @@ def test_a_changed_method_is_all_that_compiles_of_its_class(monkeypatch: pytest.
     parts = module.codes(changed)
     assert parts is not None and _same_code(parts[0], compile(changed, "prog.py", "exec", dont_inherit=True))
     method = "    def m7(self):\n        x = 70\n        return x\n"
-    assert compiled == ["class C:\n" + method]  # the method (its stub, one line, ends where it did: the skeleton is kept)
+    # the method, and its stub alone (the same as before: it ends where the body did, so the outline is kept)
+    assert len(compiled) == 2 and compiled[0] == "class C:\n" + method and "x = " not in compiled[1]
     shorter = text.replace("        x = 7\n        return x\n", "        return 7\n")
     compiled.clear()
     parts = module.codes(shorter)
     assert parts is not None and _same_code(parts[0], compile(shorter, "prog.py", "exec", dont_inherit=True))
     assert compiled[0] == "class C:\n    def m7(self):\n        return 7\n"
-    assert len(compiled) == 2 and "return" not in compiled[1]  # and the skeleton: every body cut to a stub
+    assert len(compiled) == 3 and "return" not in compiled[1] + compiled[2]  # its stub, and the outline: every body cut
+
+
+@pytest.mark.skipif(not _ASSEMBLES, reason="this Python's class code lists what its methods set")
+def test_a_method_whose_colon_line_is_inside_a_string_is_not_cut() -> None:
+    """A one-line method whose string runs on over lines that end with a colon: cut there, its stub
+    would leave the string open; it stays whole in the outline, and the class is still the whole's."""
+    text = _padded('class C:\n    def m(self): return """\n        foo:\n        bar\n        """\n    def n(self):\n        """doc"""\n        return 1\n')
+    module = ModuleCode("prog.py")
+    assembled = module._classes.assembled(text)
+    assert assembled is not None and _same_code(assembled, compile(text, "prog.py", "exec", dont_inherit=True))
+    assert not any(member.code is not None and member.code.co_name == "m" for member in module._classes._members.values())

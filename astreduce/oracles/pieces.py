@@ -148,12 +148,14 @@ class ClassCode:
     (a test compares them). A method's code depends on its class only
     through the class's name and through ``super()``, which needs the
     class's cell: a stub names ``__class__`` when its method's code does, so
-    the class body makes the cell as before. What this cannot cut for sure
-    is compiled whole: a stub not found in the skeleton's code where it
-    stands (a "method" inside a string), a method with other free names, a
-    generic class (``class C[T]``, whose body is nested), and every class
-    from Python 3.13, whose code lists the attributes its methods set
-    (``__static_attributes__``), which a stub does not.
+    the class body makes the cell as before. A stub is compiled alone once,
+    under the class's header, to be sure its method's header was cut at its
+    colon. What this cannot cut for sure is compiled whole: a stub not found
+    in the skeleton's code where it stands (a "method" inside a string), a
+    method with other free names, a generic class (``class C[T]``, whose
+    body is nested), and every class from Python 3.13, whose code lists the
+    attributes its methods set (``__static_attributes__``), which a stub
+    does not.
     """
 
     def __init__(self, filename: str) -> None:
@@ -253,6 +255,12 @@ class ClassCode:
             blank, stub = end_line - body_line, cell + ("0" * room if room < 3 else "(0" + " " * (room - 3) + ")")
         after = text.count("\n", opened) - blank
         stub = text[:opened] + "\n" * blank + body_indent + stub + "\n" * max(after, 0)
+        try:  # the stub is a whole member (the header was cut at its colon, not inside a string)
+            outline = _only(_only(_compiled(header + stub, self.filename), name), found.group(1))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if outline is None or outline.co_freevars != code.co_freevars or outline.co_firstlineno != code.co_firstlineno + lines:
+            return None
         return _Member(stub, code, text.count("\n"))
 
     def _skeleton(self, text: str) -> types.CodeType | None:
