@@ -110,3 +110,18 @@ def _alive(pid: int) -> bool:
             return stat.read().rpartition(")")[2].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_candidate_longer_than_a_pipe_holds_reaches_its_child_whole() -> None:
+    """A test's message past the pipe's 64 KB (the pipe grows to hold it) and past the 1 MB a pipe may
+    grow to (written as the child reads), in statements and compiled whole: the child runs it all."""
+    oracle = ExecOracle(timeout=60)
+    try:
+        for size in (200_000, 3_000_000):
+            body = "".join(f"s{i} = {'x' * 1000!r}\n" for i in range(size // 1000))
+            check = "raise ValueError(sum(len(v) for k, v in dict(globals()).items() if k.startswith('s')))\n"
+            assert oracle.run(body + check).message == str(1000 * (size // 1000))
+            verdict = oracle.start(body + check).wait()  # the statements' code, not the whole's
+            assert verdict.run.message == str(1000 * (size // 1000))
+    finally:
+        oracle.close()

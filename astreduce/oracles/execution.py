@@ -229,7 +229,8 @@ class ExecOracle:
         if append_code is not None:  # its lines as in the file the child writes: the candidate's, then its own
             append_code = shift_lines(append_code, text.count("\n") + 1)
         timeout = self.timeout if self.timeout is not None else 600.0
-        payload = (source, None if glued else text, code, append_code, self.code_name, self.search_path)
+        needed = None if glued or code is not None else text  # the child compiles the text only when no code came
+        payload = (source, needed, code, append_code, self.code_name, self.search_path)
         job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, self.cpu_timeout)
         job.own_files = frozenset({self.code_name, OUTPUT_NAME})
         job.keep_output = self.keep_output

@@ -12,6 +12,8 @@ oracle start their tests through these.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gc
 import json
 import marshal
@@ -296,6 +298,9 @@ class Spare:
         try:
             _ = self.pid  # forked, or the server that was to fork it is gone (OSError)
             data = memoryview(len(message).to_bytes(8, "little") + message)
+            if len(data) > _PIPE_SIZE:  # a pipe that holds it all: this process writes it and goes on
+                with contextlib.suppress(OSError):  # past the user's pipe limits: written as the child reads
+                    fcntl.fcntl(self.command_fd, fcntl.F_SETPIPE_SZ, min(len(data), 1 << 20))
             while data:
                 data = data[os.write(self.command_fd, data) :]
         except OSError:  # it died waiting (killed from outside)
@@ -345,6 +350,8 @@ def start_in_spare(
     return job, Spare(limits)
 
 
+#: What a pipe holds unless asked for more (Linux's default): a longer message is written as the child reads it.
+_PIPE_SIZE = 1 << 16
 #: Spares not yet handed a test: discarded at exit, so that none leaves its folder behind.
 _waiting: EndedAtExit[Spare] = EndedAtExit(Spare.discard)
 
