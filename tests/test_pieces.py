@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import marshal
 import symtable
-import sys
 import textwrap
 import types
 from pathlib import Path

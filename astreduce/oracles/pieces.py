@@ -32,7 +32,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
-from astreduce.source.statements import class_parts, declares_global, incomplete, member_starts, starts
+from astreduce.source.statements import (
+    class_parts,
+    declares_global,
+    incomplete,
+    member_starts,
+    starts,
+)
 
 __all__ = ["ClassCode", "ModuleCode", "shift_lines"]
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dis
 import hashlib
 import marshal
-import re
 import time
 import types
 import warnings
@@ -163,6 +162,8 @@ class CodeKey:
         is the same (the whole text's code has no trace of them either)."""
         self._known: dict[int, tuple[types.CodeType, bytes]] = {}
         """The digests of code objects seen, by identity (see :func:`_code_digest`)."""
+        self._statement_keys: dict[int, tuple[types.CodeType, bytes]] = {}
+        """The keys of statements' code objects seen, by identity: the oracle keeps one per statement text."""
         self._nothing = self._unit_key("")
 
     def __call__(self, text: str) -> bytes | None:
@@ -213,8 +214,14 @@ class CodeKey:
         self.compile_seconds += time.monotonic() - started
         if not isinstance(code, types.CodeType):
             return _MORE if code is False else _WHOLE
+        seen = self._statement_keys.get(id(code))
+        if seen is not None and seen[0] is code:
+            return seen[1]
         key = _code_digest(code, b"statement", self._known)
         self._learn(code, key)
+        if len(self._statement_keys) >= _KNOWN_CODES:
+            self._statement_keys.clear()
+        self._statement_keys[id(code)] = (code, key)
         return key
 
     def _learn(self, code: types.CodeType, key: bytes | None | _Mark) -> None:
