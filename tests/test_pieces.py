@@ -275,8 +275,8 @@ def test_a_changed_method_is_all_that_compiles_of_its_class(monkeypatch: pytest.
     text = "class C:\n" + "".join(f"    def m{i}(self):\n        x = {i}\n        return x\n" for i in range(100))
     assert module.codes(text) is not None and module._classes.assembled_classes == 1
     compiled: list[str] = []
-    plain = pieces._compiled
-    monkeypatch.setattr(pieces, "_compiled", lambda unit, filename: compiled.append(unit) or plain(unit, filename))
+    plain = pieces._compile_unit
+    monkeypatch.setattr(pieces, "_compile_unit", lambda unit, filename: compiled.append(unit) or plain(unit, filename))
     changed = text.replace("x = 7\n", "x = 70\n")
     parts = module.codes(changed)
     assert parts is not None and _same_code(parts[0], compile(changed, "prog.py", "exec", dont_inherit=True))

@@ -116,7 +116,7 @@ class ModuleCode:
         code = self._classes.assembled(unit) if len(unit) >= _CLASS_FROM else None
         try:
             if code is None:
-                code = _compiled(unit, self.filename)
+                code = _compile_unit(unit, self.filename)
             if ("global" in unit or "nonlocal" in unit) and declares_global(unit):
                 code = None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -239,7 +239,7 @@ class ClassCode:
         if _outdented(body_indent).search(text, opened) is not None:
             return None  # a line less indented than the body's (a string's, or the next statement's)
         try:
-            module = _compiled(header + text, self.filename)
+            module = _compile_unit(header + text, self.filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         class_body = _only(module, name)
@@ -262,7 +262,7 @@ class ClassCode:
         after = text.count("\n", opened) - blank
         stub = text[:opened] + "\n" * blank + body_indent + stub + "\n" * max(after, 0)
         try:  # the stub is a whole member (the header was cut at its colon, not inside a string)
-            outline = _only(_only(_compiled(header + stub, self.filename), name), found.group(1))
+            outline = _only(_only(_compile_unit(header + stub, self.filename), name), found.group(1))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         if outline is None or outline.co_freevars != code.co_freevars or outline.co_firstlineno != code.co_firstlineno + lines:
@@ -273,7 +273,7 @@ class ClassCode:
         if text in self._skeletons:
             return self._skeletons.hit(text)
         try:
-            code: types.CodeType | None = _compiled(text, self.filename)
+            code: types.CodeType | None = _compile_unit(text, self.filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             code = None
         self._skeletons.keep(text, code)
@@ -314,7 +314,7 @@ def _end(class_body: types.CodeType, first: int) -> tuple[int, int] | None:
     return end_line - first, end_column
 
 
-def _compiled(unit: str, filename: str) -> types.CodeType:
+def _compile_unit(unit: str, filename: str) -> types.CodeType:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the whole compile in the test's child warns as a plain run does
         return compile(unit, filename, "exec", dont_inherit=True)
