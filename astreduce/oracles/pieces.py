@@ -7,6 +7,9 @@ a statement compiles the same alone (see :mod:`astreduce.source.statements`),
 so :class:`ModuleCode` compiles each statement once, keeps its code by its
 text, and moves its line numbers to where the statement stands in each
 candidate: a candidate that changes one function compiles that function.
+A large class is made the same way from its methods' code
+(:class:`ClassCode`): a candidate that changes one method compiles that
+method and the class's outline.
 
 What runs is what the whole would run: the same statements, names, file
 name and line numbers. The byte code differs in one way only: a method
