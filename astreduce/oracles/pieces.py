@@ -146,7 +146,7 @@ class ClassCode:
     constant of the class's code: that method's code object. What is left,
     the class body, is small: its names, decorators, defaults, the order of
     its members. So the class is compiled with each method's body cut to one
-    line (its *skeleton*: the same members on the same lines, every header
+    line (its *outline*: the same members on the same lines, every header
     evaluated as before), each method is compiled once under the class's
     header (names mangle and ``super()`` binds as in the class), and each
     method's code, its lines moved to where it stands, replaces its stub's.
@@ -160,7 +160,7 @@ class ClassCode:
     the class body makes the cell as before. A stub is compiled alone once,
     under the class's header, to be sure its method's header was cut at its
     colon. What this cannot cut for sure is compiled whole: a stub not found
-    in the skeleton's code where it stands (a "method" inside a string), a
+    in the outline's code where it stands (a "method" inside a string), a
     method with other free names, a generic class (``class C[T]``, whose
     body is nested), and every class from Python 3.13, whose code lists the
     attributes its methods set (``__static_attributes__``), which a stub
@@ -170,12 +170,12 @@ class ClassCode:
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self._members: _Kept[tuple[str, str], _Member] = _Kept(lambda key: len(key[1]))
-        self._skeletons: _Kept[str, types.CodeType | None] = _Kept(len)
+        self._outlines: _Kept[str, types.CodeType | None] = _Kept(len)
         self.assembled_classes = 0
         """Classes assembled so far, for tests and benchmarks."""
 
     def assembled(self, unit: str) -> types.CodeType | None:
-        """The code of ``unit``, a class statement, from its skeleton's and methods' code; None when it
+        """The code of ``unit``, a class statement, from its outline's and methods' code; None when it
         must be compiled whole (not a class this can cut, or an error somewhere)."""
         if not _ASSEMBLES:
             return None
@@ -188,7 +188,7 @@ class ClassCode:
         if not cuts or cuts[0] != 0:
             return None
         ends = [*cuts[1:], len(body)]
-        skeleton = [header]
+        outline = [header]
         methods: dict[tuple[str, int], types.CodeType] = {}
         offset = header.count("\n")  # how far down each member's code must move: the lines before it
         index = 0
@@ -199,7 +199,7 @@ class ClassCode:
             text = body[cuts[index] : ends[last]]
             key = (header, text)
             member = self._members.hit(key) if key in self._members else self._member(key, name, indent)
-            skeleton.append(member.stub)
+            outline.append(member.stub)
             if member.code is not None:
                 moved = member.moved_to(offset)
                 methods[(moved.co_name, moved.co_firstlineno)] = moved
@@ -207,10 +207,10 @@ class ClassCode:
             index = last + 1
         if not methods:
             return None
-        code = self._skeleton("".join(skeleton))
+        code = self._outline("".join(outline))
         if code is None:
             return None
-        assembled = _replaced(code, name, lambda class_body: _replaced(class_body, None, methods.pop))
+        assembled = _with_class_body(code, name, lambda class_body: _with_methods(class_body, methods))
         self.assembled_classes += assembled is not None and not methods
         return None if methods else assembled  # a stub left over was not where its method stands
 
@@ -268,23 +268,25 @@ class ClassCode:
             outline = _only(_only(_compile_unit(header + stub, self.filename), name), found.group(1))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        if outline is None or outline.co_freevars != code.co_freevars or outline.co_firstlineno != code.co_firstlineno + lines:
+        if outline is None or outline.co_freevars != code.co_freevars:
+            return None
+        if outline.co_firstlineno != code.co_firstlineno + lines:
             return None
         return _Member(stub, code, text.count("\n"))
 
-    def _skeleton(self, text: str) -> types.CodeType | None:
-        if text in self._skeletons:
-            return self._skeletons.hit(text)
+    def _outline(self, text: str) -> types.CodeType | None:
+        if text in self._outlines:
+            return self._outlines.hit(text)
         try:
             code: types.CodeType | None = _compile_unit(text, self.filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             code = None
-        self._skeletons.keep(text, code)
+        self._outlines.keep(text, code)
         return code
 
 
 class _Member:
-    """A class member as :class:`ClassCode` assembles it: the text the skeleton holds for it (a method's stub,
+    """A class member as :class:`ClassCode` assembles it: the text the outline holds for it (a method's stub,
     else the member itself), a method's code (its lines from the member's first line, 1) and the copies of
     that code moved to where the member stood in the classes seen, and the member's line count."""
 
@@ -310,7 +312,11 @@ def _end(class_body: types.CodeType, first: int) -> tuple[int, int] | None:
     positions = getattr(class_body, "co_positions", None)
     if positions is None:
         return None
-    ends = [(end_line, end_column) for _, end_line, _, end_column in positions() if end_line is not None and end_column is not None]
+    ends = [
+        (end_line, end_column)
+        for _, end_line, _, end_column in positions()
+        if end_line is not None and end_column is not None
+    ]
     if not ends:
         return None
     end_line, end_column = max(ends)
@@ -331,34 +337,30 @@ def _only(code: types.CodeType | None, name: str) -> types.CodeType | None:
     return found[0] if len(found) == 1 else None
 
 
-def _replaced(
-    code: types.CodeType, name: str | None, by: Callable[..., types.CodeType | None]
+def _with_class_body(
+    module: types.CodeType, name: str, body: Callable[[types.CodeType], types.CodeType | None]
 ) -> types.CodeType | None:
-    """``code`` with constants replaced: with ``name``, the one code object of that name by ``by(it)``;
-    without, each code object whose (name, first line) ``by`` knows by its code (a stub by its method's,
-    whose free names must be the stub's). None if ``by`` says None, or a replacement does not fit."""
-    consts = list(code.co_consts)
-    done = 0
-    for index, const in enumerate(consts):
-        if type(const) is not types.CodeType:
-            continue
-        if name is not None:
-            if const.co_name != name:
-                continue
-            replacement = by(const)
-        else:
-            replacement = by((const.co_name, const.co_firstlineno), None)
-            if replacement is None:
-                continue
-            if replacement.co_freevars != const.co_freevars:
-                return None
-        if replacement is None:
-            return None
-        consts[index] = replacement
-        done += 1
-    if name is not None and done != 1:
+    """``module`` (a class statement's code) with the body of class ``name`` replaced by ``body(it)``;
+    None if there is not exactly one such body, or ``body`` says None."""
+    at = [i for i, c in enumerate(module.co_consts) if type(c) is types.CodeType and c.co_name == name]
+    replaced = body(module.co_consts[at[0]]) if len(at) == 1 else None
+    if replaced is None:
         return None
-    return code.replace(co_consts=tuple(consts))
+    return module.replace(co_consts=(*module.co_consts[: at[0]], replaced, *module.co_consts[at[0] + 1 :]))
+
+
+def _with_methods(class_body: types.CodeType, methods: dict[tuple[str, int], types.CodeType]) -> types.CodeType | None:
+    """``class_body`` (the outline's) with each stub whose (name, first line) ``methods`` holds replaced by
+    that method's code, taken out of ``methods``; None if one's free names are not its stub's."""
+    consts = list(class_body.co_consts)
+    for index, const in enumerate(consts):
+        if type(const) is types.CodeType:
+            method = methods.pop((const.co_name, const.co_firstlineno), None)
+            if method is not None:
+                if method.co_freevars != const.co_freevars:
+                    return None
+                consts[index] = method
+    return class_body.replace(co_consts=tuple(consts))
 
 
 def shift_lines(code: types.CodeType, offset: int) -> types.CodeType:
