@@ -250,24 +250,18 @@ def _same_tree(a: Tree, b: Tree) -> bool:
 
 
 def _build(tree: Tree) -> Analysis | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = ast.parse(tree.text, type_comments=False)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    asts = tree.syntax if tree.syntax is not None else _numbered_parse(tree)
+    if asts is None:
         return None
-    asts: list[ast.AST] = []
+    module = asts[0]
+    assert isinstance(module, ast.Module)
     parents: dict[int, ast.AST] = {}
-    for node, parent, *_ in numbered(module):
-        asts.append(node)
+    for node_id, node in enumerate(asts):
+        parent = tree.nodes[node_id].parent
         if parent >= 0:
             parents[id(node)] = asts[parent]
         if isinstance(node, _HOLDERS):
             _unnumbered_parents(node, parents)
-    if len(asts) != len(tree.nodes) or any(
-        type(a).__name__ != n.kind for a, n in zip(asts, tree.nodes)
-    ):
-        return None
     analysis = Analysis(
         tree=tree,
         module=module,
@@ -281,6 +275,21 @@ def _build(tree: Tree) -> Analysis | None:
     except RecursionError:
         return None
     return analysis
+
+
+def _numbered_parse(tree: Tree) -> list[ast.AST] | None:
+    """The ``ast`` nodes of a tree built by another interpreter, parsed here and numbered as the tree's
+    (None: this interpreter cannot parse the text, or numbers it otherwise)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(tree.text, type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    asts = [node for node, *_ in numbered(module)]
+    if len(asts) != len(tree.nodes) or any(type(a).__name__ != n.kind for a, n in zip(asts, tree.nodes)):
+        return None
+    return asts
 
 
 #: Nodes that may hold parts the numbering leaves out.

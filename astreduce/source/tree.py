@@ -139,6 +139,9 @@ class Tree:
     """Statement id → its indentation, for statements that begin a line."""
     blocks: dict[tuple[int, str], Sequence] = field(default_factory=dict)
     """(owner id, field) → the statement sequence of that block."""
+    syntax: list[ast.AST] | None = field(default=None, compare=False, repr=False)
+    """The ``ast`` nodes the tree was built from, by node id (None: built elsewhere, by another interpreter):
+    the scope analysis reads them instead of parsing the text again."""
 
     @property
     def root(self) -> Node:
@@ -179,6 +182,8 @@ class _Positions:
     def __init__(self, text: str) -> None:
         self.text = text
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.ascii = text.isascii()
+        """Whether a column is a character offset on every line (UTF-8 bytes are characters)."""
         self._ascii: dict[int, bool] = {}
 
     def offset(self, line: int, col: int) -> int:
@@ -233,51 +238,90 @@ class _Builder:
             element_of={},
             drop_spans={},
             indents={},
+            syntax=self.asts,
         )
         _Structure(self, tree).build()
         return tree
 
     def _number(self, module: ast.Module) -> None:
-        pending_fields: list[tuple[int, str, int]] = []
+        # the hot loop of every parse (a large module has tens of thousands of nodes): locals, and each
+        # child's id appended to its parent's field as it comes (pre-order: in id order)
+        nodes, fields, asts, span = self.nodes, self.fields, self.asts, self._span
         for node, parent, field_name, index, depth in numbered(module):
-            node_id = len(self.nodes)
-            start, end = self._span(node, parent)
-            constant = type(node.value).__name__ if isinstance(node, ast.Constant) else None
-            self.nodes.append(Node(node_id, type(node).__name__, parent, field_name, index, start, end, depth, _name_of(node), constant))
-            self.fields.append({})
-            self.asts.append(node)
+            node_id = len(nodes)
+            kind = type(node)
+            start, end = span(node, kind)
+            constant = type(node.value).__name__ if kind is ast.Constant else None  # type: ignore[attr-defined]  # a Constant
+            name_field = _NAME_FIELDS.get(kind)
+            name = None if name_field is None else _name_of(node, name_field)
+            nodes.append(Node(node_id, kind.__name__, parent, field_name, index, start, end, depth, name, constant))
+            fields.append({})
+            asts.append(node)
             if parent >= 0:
-                pending_fields.append((parent, field_name, node_id))
-        gathered: list[dict[str, list[int]]] = [{} for _ in self.nodes]
-        for parent, field_name, node_id in pending_fields:
-            gathered[parent].setdefault(field_name, []).append(node_id)
-        nodes = self.nodes
-        for entry, lists in zip(self.fields, gathered):
-            for name, ids in lists.items():
+                entry: dict[str, Any] = fields[parent]
+                ids = entry.get(field_name)
+                if ids is None:
+                    entry[field_name] = [node_id]
+                else:
+                    ids.append(node_id)
+        for entry in fields:
+            for name, ids in entry.items():
                 if len(ids) > 1:
                     ids.sort(key=lambda i: nodes[i].start)
                 entry[name] = tuple(ids)
 
-    def _span(self, node: ast.AST, parent: int) -> tuple[int, int]:
-        if isinstance(node, ast.Module):
+    def span_of(self, node: ast.AST) -> tuple[int, int]:
+        return self._span(node, type(node))
+
+    def _span(self, node: ast.AST, kind: type) -> tuple[int, int]:
+        shape = _SHAPES.get(kind)
+        if shape is None:
+            shape = _SHAPES[kind] = _shape(kind)
+        if shape is _MODULE:
             return 0, len(self.text)
-        located = self.located.get(id(node))
-        if located is None and not _has_position(node):
-            return _synthetic_span(self, node)
-        if located is None:
-            start = self.pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # checked by _has_position
-            end = self.pos.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # idem
-        else:
+        located = self.located.get(id(node)) if self.located else None
+        if located is not None:
             start, end = located
-        if isinstance(node, ast.JoinedStr) and sys.version_info < (3, 12):
-            self.located.update(part_spans(self.text, start, end, node))
-        if isinstance(node, ast.expr):
+        else:
+            try:
+                line, column = node.lineno, node.col_offset  # type: ignore[attr-defined]  # absent: caught
+                end_line, end_column = node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]  # idem
+            except AttributeError:
+                return _synthetic_span(self, node)
+            if end_column is None:
+                return _synthetic_span(self, node)
+            pos = self.pos
+            if pos.ascii:
+                starts = pos.line_starts
+                start, end = starts[line - 1] + column, starts[end_line - 1] + end_column
+            else:
+                start, end = pos.offset(line, column), pos.offset(end_line, end_column)
+        if shape is _FSTRING:
+            self.located.update(part_spans(self.text, start, end, node))  # type: ignore[arg-type]  # a JoinedStr
+        if shape is _EXPRESSION or shape is _FSTRING:
             return widen(self.text, start, end)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
-            first = node.decorator_list[0]
+        if shape is _DEFINITION and node.decorator_list:  # type: ignore[attr-defined]  # a def or class
+            first = node.decorator_list[0]  # type: ignore[attr-defined]  # idem
             at = self.text.rfind("@", 0, self.pos.offset(first.lineno, first.col_offset))
             start = min(start, at)
         return start, end
+
+
+#: How :meth:`_Builder._span` treats a node, by the node's exact type (worked out once per type).
+_MODULE, _EXPRESSION, _FSTRING, _DEFINITION, _OTHER = "module", "expression", "f-string", "definition", "other"
+_SHAPES: dict[type, str] = {}
+
+
+def _shape(kind: type) -> str:
+    if issubclass(kind, ast.Module):
+        return _MODULE
+    if issubclass(kind, ast.JoinedStr) and sys.version_info < (3, 12):
+        return _FSTRING  # its parts' spans come from the text: the parser's are not exact before 3.12
+    if issubclass(kind, ast.expr):
+        return _EXPRESSION
+    if issubclass(kind, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _DEFINITION
+    return _OTHER
 
 
 def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]:
@@ -322,10 +366,6 @@ def _modelled(value: object) -> bool:
 _MODELLED: dict[type, bool] = {}
 
 
-def _has_position(node: ast.AST) -> bool:
-    return getattr(node, "end_col_offset", None) is not None and hasattr(node, "lineno")
-
-
 def is_empty_arguments(node: ast.AST) -> bool:
     """Whether ``node`` is a ``def f():`` parameter list, which has no text and so no node."""
     return isinstance(node, ast.arguments) and not (
@@ -333,10 +373,7 @@ def is_empty_arguments(node: ast.AST) -> bool:
     )
 
 
-def _name_of(node: ast.AST) -> str | None:
-    field_name = _NAME_FIELDS.get(type(node))
-    if field_name is None:
-        return None
+def _name_of(node: ast.AST, field_name: str) -> str | None:
     if field_name == "asname":  # an alias: its ``as`` name, else the imported name
         return node.asname or node.name  # type: ignore[attr-defined, no-any-return]
     return getattr(node, field_name)  # type: ignore[no-any-return]
@@ -350,7 +387,7 @@ _NAME_FIELDS: dict[type, str] = {
 
 
 def _extent(builder: _Builder, nodes: Iterable[ast.AST | None]) -> tuple[int, int]:
-    spans = [builder._span(n, -1) for n in nodes if n is not None]
+    spans = [builder.span_of(n) for n in nodes if n is not None]
     return min(s for s, _ in spans), max(e for _, e in spans)
 
 
@@ -369,13 +406,13 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
         start, end = _extent(builder, parts)
         if node.vararg is not None or node.kwonlyargs:
             first = node.vararg if node.vararg is not None else node.kwonlyargs[0]
-            start = min(start, star_before(text, builder._span(first, -1)[0]))
+            start = min(start, star_before(text, builder.span_of(first)[0]))
         if node.kwarg is not None:
-            start = min(start, text.rfind("**", 0, builder._span(node.kwarg, -1)[0]))
+            start = min(start, text.rfind("**", 0, builder.span_of(node.kwarg)[0]))
         if node.posonlyargs:  # the final "/" belongs to the parameters, as its element says
             last = len(node.posonlyargs) - 1
             default = last - (len(node.posonlyargs) + len(node.args) - len(node.defaults))
-            last_end = builder._span(node.defaults[default] if default >= 0 else node.posonlyargs[last], -1)[1]
+            last_end = builder.span_of(node.defaults[default] if default >= 0 else node.posonlyargs[last])[1]
             end = max(end, text.index("/", last_end) + 1)
         after = end
         while after < len(text) and text[after] in SPACE:
@@ -384,7 +421,7 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
             end = after + 1  # the trailing comma, so that the node covers its sequence
         return start, end
     if isinstance(node, ast.comprehension):
-        target_start, _ = builder._span(node.target, -1)
+        target_start, _ = builder.span_of(node.target)
         start = text.rfind("for", 0, target_start)
         if node.is_async:
             start = text.rfind("async", 0, start)
@@ -393,7 +430,7 @@ def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
     if isinstance(node, ast.withitem):
         return _extent(builder, [node.context_expr] + ([node.optional_vars] if node.optional_vars else []))
     if isinstance(node, ast.match_case):
-        pattern_start, _ = builder._span(node.pattern, -1)
+        pattern_start, _ = builder.span_of(node.pattern)
         start = text.rfind("case", 0, pattern_start)
         _, end = _extent(builder, node.body)
         return start, end
@@ -411,20 +448,31 @@ class _Structure:
 
     def build(self) -> None:
         tree = self.tree
-        for node in tree.nodes:
-            if tree.fields[node.id]:  # a leaf has no items, no sequence and nothing to drop
-                sequences = list(self._sequences(node.id))
-                in_sequence = {i for s in sequences for e in s.elements for i in e.nodes}
-                items: list[Item] = [c for c in tree.children(node.id) if c not in in_sequence]
-                items.extend(sequences)
-                items.sort(key=lambda it: tree.nodes[it].start if isinstance(it, int) else it.start)
-                tree.items[node.id] = tuple(items)
-                self._drop_spans(node.id)
+        nodes, all_items, indents, text = tree.nodes, tree.items, tree.indents, self.text
+
+        def start_of(item: Item) -> int:
+            return nodes[item].start if isinstance(item, int) else item.start
+
+        for node, fields in zip(nodes, tree.fields):
+            if fields:  # a leaf has no items, no sequence and nothing to drop
+                kind = node.kind
+                if kind in _SEQUENCE_OWNERS:
+                    sequences = list(self._sequences(node.id))
+                    in_sequence = {i for s in sequences for e in s.elements for i in e.nodes}
+                    items: list[Item] = [c for ids in fields.values() for c in ids if c not in in_sequence]
+                    items.extend(sequences)
+                else:  # most nodes: their children, in the text's order
+                    items = [c for ids in fields.values() for c in ids]
+                if len(items) > 1:
+                    items.sort(key=start_of)
+                all_items[node.id] = tuple(items)
+                if kind in _DROP_OWNERS:
+                    self._drop_spans(node.id)
             if node.kind in STATEMENTS:
                 start = self.b.pos.line_start(node.start)
-                prefix = self.text[start : node.start]
+                prefix = text[start : node.start]
                 if prefix.strip(" \t\f") == "":
-                    tree.indents[node.id] = prefix
+                    indents[node.id] = prefix
 
     # --- sequences -------------------------------------------------------
 
@@ -628,6 +676,24 @@ class _Structure:
             colon = text.index(":", nodes[exc].end)
             drops[exc] = (keyword_end, colon)
 
+
+#: Node kinds that may own a sequence (:meth:`_Structure._sequences`): a block, handlers, cases, or a kind named there.
+_SEQUENCE_OWNERS = frozenset(
+    name
+    for name in dir(ast)
+    if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.AST)
+    and {"body", "orelse", "finalbody", "handlers", "cases"} & set(getattr(ast, name)._fields)
+) | {
+    "Call", "ClassDef", "List", "Set", "Tuple", "Delete", "Import", "ImportFrom", "With", "AsyncWith", "Dict",
+    "BoolOp", "comprehension", "ListComp", "SetComp", "GeneratorExp", "DictComp", "arguments",
+    "FunctionDef", "AsyncFunctionDef", "TryStar", "Match", "match_case", "TypeAlias",
+}
+
+#: Node kinds that may give a child a drop span (:meth:`_Structure._drop_spans`).
+_DROP_OWNERS = frozenset(
+    {"arg", "FunctionDef", "AsyncFunctionDef", "AnnAssign", "withitem", "Assert", "Raise", "Return", "Yield", "Slice",
+     "ExceptHandler"}
+)
 
 #: Sequence kinds and owners that need at least one element to stay valid syntax.
 _NEEDS_ONE = frozenset(
