@@ -258,17 +258,17 @@ class _Builder:
             fields.append({})
             asts.append(node)
             if parent >= 0:
-                entry: dict[str, Any] = fields[parent]
+                entry: dict[str, Any] = fields[parent]  # lists while gathering, tuples once all are in
                 ids = entry.get(field_name)
                 if ids is None:
                     entry[field_name] = [node_id]
                 else:
                     ids.append(node_id)
         for entry in fields:
-            for name, ids in entry.items():
-                if len(ids) > 1:
-                    ids.sort(key=lambda i: nodes[i].start)
-                entry[name] = tuple(ids)
+            for name, gathered in entry.items():
+                if len(gathered) > 1:
+                    gathered = sorted(gathered, key=lambda i: nodes[i].start)
+                entry[name] = tuple(gathered)
 
     def span_of(self, node: ast.AST) -> tuple[int, int]:
         return self._span(node, type(node))
