@@ -266,9 +266,7 @@ class _Builder:
                     ids.append(node_id)
         for entry in fields:
             for name, gathered in entry.items():
-                if len(gathered) > 1:
-                    gathered = sorted(gathered, key=lambda i: nodes[i].start)
-                entry[name] = tuple(gathered)
+                entry[name] = tuple(sorted(gathered, key=lambda i: nodes[i].start) if len(gathered) > 1 else gathered)
 
     def span_of(self, node: ast.AST) -> tuple[int, int]:
         return self._span(node, type(node))
