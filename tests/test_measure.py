@@ -55,6 +55,42 @@ def test_a_changed_statement_is_the_only_one_counted_again() -> None:
     assert len(sizes._counts) == counted + 1
 
 
+#: Classes whose members are hard to cut: an ``if`` and ``else`` in the body, a docstring and strings with
+#: lines at the body's indentation, a header over several lines, decorators, a body on the class line.
+CLASSES = {
+    "if and else in the body": "class A:\n    if X:\n        def f(self):\n            return 1\n    else:\n        f = None\n    def g(self):\n        pass\n",
+    "strings with lines at the body's indentation": 'class A:\n    """doc\n    x = 1\n    """\n    s = """\n    def f(self):\n    """\n    def g(self, t=(\n    1, 2)):\n        return t\n',
+    "a header over several lines": "class A(\n    object,\n):\n    x = 1\n    def f(self):\n        return self.x\n",
+    "decorators and comments": "import functools\n# a comment\n@functools.total_ordering\nclass A:\n    # first\n    @property\n    def f(self):\n        return 1  # one\n    # between\n    @staticmethod\n    def g():\n        return 2\n",
+    "a body on the class line": "class A: x = 1; y = 2\nz = 3\n",
+    "a member with a backslash": "class A:\n    x = 1 + \\\n    2\n    y = x\n",
+    "tabs": "class A:\n\tdef f(self):\n\t\treturn 1\n\tdef g(self):\n\t\treturn 2\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_classes_measured_member_by_member_measure_as_whole(name: str) -> None:
+    sizes = Measure(class_from=0)
+    text = CLASSES[name]
+    assert sizes(text) == measure(text)
+    lines = text.splitlines(keepends=True)
+    for line in range(len(lines)):  # every line deleted in turn, with the same Measure
+        shorter = "".join(lines[:line] + lines[line + 1 :])
+        assert sizes(shorter) == measure(shorter)
+
+
+def test_a_changed_method_of_a_large_class_is_the_only_member_counted_again() -> None:
+    sizes = Measure()
+    text = "class Big:\n" + "".join(f"    def f{i}(self):\n        return {i} + {i}\n" for i in range(200))
+    assert len(text) >= 2048
+    sizes(text)
+    counted = len(sizes._counts)
+    assert counted > 200  # the header and each method: not the class whole
+    changed = text.replace("return 7 + 7", "return 7")
+    assert sizes(changed) == measure(changed)
+    assert len(sizes._counts) == counted + 1
+
+
 def test_the_kept_pieces_are_bounded() -> None:
     sizes = Measure(kept_chars=200)
     for i in range(100):

@@ -20,10 +20,11 @@ import re
 import sys
 import tokenize
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from astreduce.source.fstrings import token_count
-from astreduce.source.statements import starts
+from astreduce.source.statements import class_parts, member_starts, starts
 
 #: Token kinds that DESIGN.md's count leaves out (the text passes skip them too).
 NOT_COUNTED = frozenset(
@@ -139,16 +140,26 @@ class Measure:
     an error token (an unclosed quote), after which the standard tokenizer
     carries state into the lines that follow. A text whose last piece still
     does not tokenize cleanly is measured whole, as :func:`measure` does.
+    A large class is cut the same way at its members' starts, so that a
+    candidate that changed one method tokenizes that method.
     """
 
-    def __init__(self, kept_chars: int = 4 << 20) -> None:
+    def __init__(self, kept_chars: int = 4 << 20, class_from: int = 2048) -> None:
         self._counts: dict[str, tuple[int, int] | None] = {}
         self._chars = 0
         self._kept_chars = kept_chars
         """The pieces' text kept at most (the oldest is dropped first)."""
+        self._class_from = class_from
+        """A class this long or longer is counted member by member (see :meth:`_class`)."""
 
     def __call__(self, text: str) -> Size:
         cuts = [cut for cut in starts(text) if not text.startswith("\\", cut)]
+        counted = self._pieces(text, cuts, self._statement)
+        return measure(text) if counted is None else _size_of(text, counted)
+
+    def _pieces(self, text: str, cuts: list[int], count: Callable[[str], tuple[int, int] | None]) -> tuple[int, int] | None:
+        """The counts of ``text`` cut at ``cuts``, each piece counted by ``count``; None if the last piece
+        still does not tokenize cleanly."""
         if not cuts or cuts[0] != 0:
             cuts.insert(0, 0)  # comments and blank lines before the first statement: a piece of their own
         ends = [*cuts[1:], len(text)]
@@ -158,16 +169,40 @@ class Measure:
             width = 1
             while True:
                 last = min(len(cuts), index + width) - 1
-                counted = self._piece(text[cuts[index] : ends[last]])
+                counted = count(text[cuts[index] : ends[last]])
                 if counted is not None:
                     break
                 if last == len(cuts) - 1:
-                    return measure(text)
+                    return None
                 width *= 2
             tokens += counted[0]
             identifiers += counted[1]
             index = last + 1
-        return _size_of(text, (tokens, identifiers))
+        return tokens, identifiers
+
+    def _statement(self, piece: str) -> tuple[int, int] | None:
+        if len(piece) >= self._class_from and piece not in self._counts:
+            counted = self._class(piece)
+            if counted is not None:
+                return counted
+        return self._piece(piece)
+
+    def _class(self, piece: str) -> tuple[int, int] | None:
+        """A large class's counts: its header's and its members' (a candidate that changed one method of
+        a 38 KB class tokenizes that method). A member starts at the body's indentation, so nothing
+        in it dedents past its first line; None if the header does not tokenize alone (it spans lines)."""
+        parts = class_parts(piece)
+        if parts is None:
+            return None
+        header, indent, _ = parts
+        counted = self._piece(header)
+        if counted is None:
+            return None
+        body = piece[len(header) :]
+        members = self._pieces(body, starts(body, *member_starts(indent)), self._piece)
+        if members is None:
+            return None
+        return counted[0] + members[0], counted[1] + members[1]
 
     def _piece(self, piece: str) -> tuple[int, int] | None:
         if piece in self._counts:
