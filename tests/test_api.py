@@ -6,6 +6,7 @@ programs; the plug-in oracle tests use an oracle that runs nothing.
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -152,6 +153,29 @@ def test_a_plug_in_oracle_reduces_text_that_is_not_python() -> None:
     assert result.verified and oracle.judged[0] == text
     chars = reduce_source(text, Contains("needle"), strategy="chars")
     assert chars.text == "needle"
+
+
+class CollectorWatch(Contains):
+    """:class:`Contains`, noting the cycle collector's thresholds at each test."""
+
+    def __init__(self, *needles: str) -> None:
+        super().__init__(*needles)
+        self.thresholds: list[tuple[int, int, int]] = []
+
+    def judge(self, text: str) -> Verdict:
+        self.thresholds.append(gc.get_threshold())
+        return super().judge(text)
+
+
+def test_the_search_runs_with_the_collector_seldom_awake_and_gives_its_thresholds_back() -> None:
+    before = gc.get_threshold()
+    oracle = CollectorWatch("needle")
+    result = reduce_source("a = 1\nb = 'needle'\nc = 3\n", oracle, strategy="lines")
+    assert result.text == "b = 'needle'\n"
+    searched = oracle.thresholds[1:-1]  # the original's test and the final check are outside the search
+    assert searched and all(t[0] > before[0] for t in searched)
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
 
 
 def test_a_plug_in_oracle_that_does_not_fail_on_the_original() -> None:
