@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from astreduce.source.measure import Measure, measure
+from astreduce.source.measure import Measure, common_length, measure
 
 #: Texts where a line at column 0 is no statement's start, or that do not tokenize at all.
 TRICKY = {
@@ -116,3 +116,30 @@ def test_stdlib_modules_with_lines_deleted_measure_as_whole(path: Path, cuts: li
         del lines[start : start + length]
         text = "".join(lines)
         assert sizes(text) == measure(text)
+
+
+def _naive_common(a: str, b: str, limit: int, from_end: bool) -> int:
+    if from_end:
+        a, b = a[::-1], b[::-1]
+    length = 0
+    while length < limit and a[length] == b[length]:
+        length += 1
+    return length
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab\n", max_size=40),
+    st.integers(0, 40_000),
+    st.lists(st.tuples(st.integers(0, 50_000), st.sampled_from(["", "b", "bb", "\n"])), max_size=3),
+    st.booleans(),
+)
+def test_common_length_is_the_common_prefix_or_suffix(seed: str, repeat: int, changes: list[tuple[int, str]], from_end: bool) -> None:
+    """Across the comparison's blocks (long texts) and inside them: a change anywhere, or none."""
+    a = (seed or "a") * (1 + repeat // max(len(seed), 1) // 8)
+    b = a
+    for at, text in changes:
+        at %= len(b) + 1
+        b = b[:at] + text + b[at + 1 :]
+    limit = min(len(a), len(b))
+    assert common_length(a, b, limit, from_end) == _naive_common(a, b, limit, from_end)

@@ -43,6 +43,7 @@ from astreduce.dd.minimise import DEFAULT, minimise
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
+from astreduce.source.measure import common_length
 
 
 @dataclass(frozen=True)
@@ -270,22 +271,8 @@ def change_key(before: str, after: str, context: int = 2) -> bytes:
 def _change(before: str, after: str, context: int = 2) -> tuple[bytes, str]:
     """:func:`change_key`, and the text of ``before`` that the change replaces."""
     limit = min(len(before), len(after))
-    low, high = 0, limit  # the common prefix's length, by bisection over C-speed slice compares
-    while low < high:
-        middle = (low + high + 1) // 2
-        if before[:middle] == after[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    prefix = low
-    low, high = 0, limit - prefix
-    while low < high:
-        middle = (low + high + 1) // 2
-        if before[len(before) - middle :] == after[len(after) - middle :]:
-            low = middle
-        else:
-            high = middle - 1
-    suffix = low
+    prefix = common_length(before, after, limit)
+    suffix = common_length(before, after, limit - prefix, from_end=True)
     start = before.rfind("\n", 0, prefix) + 1  # the changed line's start
     for _ in range(context):
         start = before.rfind("\n", 0, start - 1) + 1 if start > 0 else 0
