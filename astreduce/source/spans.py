@@ -11,7 +11,11 @@ is not a callee of ``(b and c)``. Only the standard library is used here:
 
 from __future__ import annotations
 
+import ast
+import bisect
 import keyword
+import re
+from collections.abc import Callable, Iterable
 
 #: What separates tokens without being one: blanks and line continuations.
 SPACE = " \t\f\r\n\\"
@@ -107,3 +111,85 @@ def comment_start(text: str, start: int, end: int) -> int | None:
 def star_before(text: str, offset: int) -> int:
     """The ``*`` that opens ``*args`` or a bare ``*`` marker before ``offset``."""
     return text.rfind("*", 0, offset)
+
+
+#: A line break as ``ast`` counts lines.
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class Positions:
+    """Converts ``ast`` (line, UTF-8 column) positions into character offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.ascii = text.isascii()
+        """Whether a column is a character offset on every line (UTF-8 bytes are characters)."""
+        self._ascii: dict[int, bool] = {}
+
+    def offset(self, line: int, col: int) -> int:
+        start = self.line_starts[line - 1]
+        ascii_line = self._ascii.get(line)
+        if ascii_line is None:  # one check per line: very long lines hold thousands of nodes
+            end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
+            ascii_line = self._ascii[line] = self.text[start:end].isascii()
+        if ascii_line:
+            return start + col
+        end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
+        encoded = self.text[start:end].encode("utf-8", errors="surrogateescape")
+        return start + len(encoded[:col].decode("utf-8", errors="ignore"))
+
+    def line_start(self, offset: int) -> int:
+        """Offset of the start of the line holding ``offset``."""
+        return self.line_starts[bisect.bisect_right(self.line_starts, offset) - 1]
+
+
+def _extent(span_of: Callable[[ast.AST], tuple[int, int]], nodes: Iterable[ast.AST | None]) -> tuple[int, int]:
+    spans = [span_of(n) for n in nodes if n is not None]
+    return min(s for s, _ in spans), max(e for _, e in spans)
+
+
+def synthetic_span(text: str, node: ast.AST, span_of: Callable[[ast.AST], tuple[int, int]]) -> tuple[int, int]:
+    """The span of a node that ``ast`` leaves without a position (parameters, a comprehension's ``for``, a
+    ``with`` item, a ``case``), from the spans of its parts (``span_of``) and the text around them."""
+    if isinstance(node, ast.arguments):
+        parts: list[ast.AST] = [
+            *node.posonlyargs,
+            *node.args,
+            *[a for a in (node.vararg, node.kwarg) if a is not None],
+            *node.kwonlyargs,
+            *node.defaults,
+            *[d for d in node.kw_defaults if d is not None],
+        ]
+        start, end = _extent(span_of, parts)
+        if node.vararg is not None or node.kwonlyargs:
+            first = node.vararg if node.vararg is not None else node.kwonlyargs[0]
+            start = min(start, star_before(text, span_of(first)[0]))
+        if node.kwarg is not None:
+            start = min(start, text.rfind("**", 0, span_of(node.kwarg)[0]))
+        if node.posonlyargs:  # the final "/" belongs to the parameters, as its element says
+            last = len(node.posonlyargs) - 1
+            default = last - (len(node.posonlyargs) + len(node.args) - len(node.defaults))
+            last_end = span_of(node.defaults[default] if default >= 0 else node.posonlyargs[last])[1]
+            end = max(end, text.index("/", last_end) + 1)
+        after = end
+        while after < len(text) and text[after] in SPACE:
+            after += 1
+        if after < len(text) and text[after] == ",":
+            end = after + 1  # the trailing comma, so that the node covers its sequence
+        return start, end
+    if isinstance(node, ast.comprehension):
+        target_start, _ = span_of(node.target)
+        start = text.rfind("for", 0, target_start)
+        if node.is_async:
+            start = text.rfind("async", 0, start)
+        _, end = _extent(span_of, [node.iter, *node.ifs])
+        return start, end
+    if isinstance(node, ast.withitem):
+        return _extent(span_of, [node.context_expr] + ([node.optional_vars] if node.optional_vars else []))
+    if isinstance(node, ast.match_case):
+        pattern_start, _ = span_of(node.pattern)
+        start = text.rfind("case", 0, pattern_start)
+        _, end = _extent(span_of, node.body)
+        return start, end
+    raise ValueError(f"no span for {type(node).__name__}")  # pragma: no cover

@@ -28,20 +28,18 @@ there, with the standard library only).
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 try:
     from astreduce.source.fstrings import part_spans
-    from astreduce.source.spans import SPACE, star_before, widen
+    from astreduce.source.spans import SPACE, Positions, star_before, synthetic_span, widen
 except ImportError:  # run alone as a script by another interpreter (wire.py): the sibling modules
     from fstrings import part_spans  # type: ignore[import-not-found,no-redef]  # the script's folder is on sys.path
-    from spans import SPACE, star_before, widen  # type: ignore[import-not-found,no-redef]  # idem
+    from spans import SPACE, Positions, star_before, synthetic_span, widen  # type: ignore[import-not-found,no-redef]  # idem
 
 #: ``ast`` classes that are not nodes of the model: they carry no position.
 SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
@@ -49,9 +47,6 @@ SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, a
 #: Nodes whose descendants are not modelled: none. The parts of an f-string
 #: are (before 3.12 with spans from :mod:`astreduce.source.fstrings`).
 OPAQUE: tuple[type[ast.AST], ...] = ()
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
 
 class Node(NamedTuple):
     """One syntax-tree node: identity, place in the tree and exact span (a named tuple: a large
@@ -176,33 +171,6 @@ class Tree:
             stack.extend(self.children(current))
 
 
-class _Positions:
-    """Converts ``ast`` (line, UTF-8 column) positions into character offsets."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-        self.ascii = text.isascii()
-        """Whether a column is a character offset on every line (UTF-8 bytes are characters)."""
-        self._ascii: dict[int, bool] = {}
-
-    def offset(self, line: int, col: int) -> int:
-        start = self.line_starts[line - 1]
-        ascii_line = self._ascii.get(line)
-        if ascii_line is None:  # one check per line: very long lines hold thousands of nodes
-            end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
-            ascii_line = self._ascii[line] = self.text[start:end].isascii()
-        if ascii_line:
-            return start + col
-        end = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
-        encoded = self.text[start:end].encode("utf-8", errors="surrogateescape")
-        return start + len(encoded[:col].decode("utf-8", errors="ignore"))
-
-    def line_start(self, offset: int) -> int:
-        """Offset of the start of the line holding ``offset``."""
-        return self.line_starts[bisect.bisect_right(self.line_starts, offset) - 1]
-
-
 def parse(text: str, filename: str = "<input>") -> Tree:
     """Parse ``text`` into a :class:`Tree`.
 
@@ -219,7 +187,7 @@ def parse(text: str, filename: str = "<input>") -> Tree:
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.pos = _Positions(text)
+        self.pos = Positions(text)
         self.nodes: list[Node] = []
         self.fields: list[dict[str, tuple[int, ...]]] = []
         self.asts: list[ast.AST] = []
@@ -285,9 +253,9 @@ class _Builder:
                 line, column = node.lineno, node.col_offset  # type: ignore[attr-defined]  # absent: caught
                 end_line, end_column = node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]  # idem
             except AttributeError:
-                return _synthetic_span(self, node)
+                return synthetic_span(self.text, node, self.span_of)
             if end_column is None:
-                return _synthetic_span(self, node)
+                return synthetic_span(self.text, node, self.span_of)
             pos = self.pos
             if pos.ascii:
                 starts = pos.line_starts
@@ -382,57 +350,6 @@ _NAME_FIELDS: dict[type, str] = {
     ast.Name: "id", ast.FunctionDef: "name", ast.AsyncFunctionDef: "name", ast.ClassDef: "name",
     ast.arg: "arg", ast.alias: "asname", ast.keyword: "arg", ast.Attribute: "attr",
 }
-
-
-def _extent(builder: _Builder, nodes: Iterable[ast.AST | None]) -> tuple[int, int]:
-    spans = [builder.span_of(n) for n in nodes if n is not None]
-    return min(s for s, _ in spans), max(e for _, e in spans)
-
-
-def _synthetic_span(builder: _Builder, node: ast.AST) -> tuple[int, int]:
-    """Spans for node types that ``ast`` leaves without a position."""
-    text = builder.text
-    if isinstance(node, ast.arguments):
-        parts: list[ast.AST] = [
-            *node.posonlyargs,
-            *node.args,
-            *[a for a in (node.vararg, node.kwarg) if a is not None],
-            *node.kwonlyargs,
-            *node.defaults,
-            *[d for d in node.kw_defaults if d is not None],
-        ]
-        start, end = _extent(builder, parts)
-        if node.vararg is not None or node.kwonlyargs:
-            first = node.vararg if node.vararg is not None else node.kwonlyargs[0]
-            start = min(start, star_before(text, builder.span_of(first)[0]))
-        if node.kwarg is not None:
-            start = min(start, text.rfind("**", 0, builder.span_of(node.kwarg)[0]))
-        if node.posonlyargs:  # the final "/" belongs to the parameters, as its element says
-            last = len(node.posonlyargs) - 1
-            default = last - (len(node.posonlyargs) + len(node.args) - len(node.defaults))
-            last_end = builder.span_of(node.defaults[default] if default >= 0 else node.posonlyargs[last])[1]
-            end = max(end, text.index("/", last_end) + 1)
-        after = end
-        while after < len(text) and text[after] in SPACE:
-            after += 1
-        if after < len(text) and text[after] == ",":
-            end = after + 1  # the trailing comma, so that the node covers its sequence
-        return start, end
-    if isinstance(node, ast.comprehension):
-        target_start, _ = builder.span_of(node.target)
-        start = text.rfind("for", 0, target_start)
-        if node.is_async:
-            start = text.rfind("async", 0, start)
-        _, end = _extent(builder, [node.iter, *node.ifs])
-        return start, end
-    if isinstance(node, ast.withitem):
-        return _extent(builder, [node.context_expr] + ([node.optional_vars] if node.optional_vars else []))
-    if isinstance(node, ast.match_case):
-        pattern_start, _ = builder.span_of(node.pattern)
-        start = text.rfind("case", 0, pattern_start)
-        _, end = _extent(builder, node.body)
-        return start, end
-    raise ValueError(f"no span for {type(node).__name__}")  # pragma: no cover
 
 
 class _Structure:
