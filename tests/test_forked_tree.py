@@ -102,3 +102,30 @@ def test_a_script_that_is_not_python_runs_as_a_process(tmp_path: Path) -> None:
         assert oracle.judge(CANDIDATES["helper fixed"]).outcome is Outcome.PASS
     finally:
         oracle.close()
+
+
+def test_a_trees_code_compiled_once_serves_every_later_child() -> None:
+    # code compiled here names its file as in the tree (pkg/mod.py); a child that compiled the file
+    # itself would name it by its folder's absolute path. The fork server keeps the code for the
+    # children it forks later, and a server that replaces a dead one is given it again.
+    from astreduce.oracles.forked_tree import ForkedTree
+    from astreduce.oracles.forkserver import forget_server
+    from astreduce.oracles.sandbox import Limits
+
+    tree = {
+        "main.py": "import pkg.mod\nraise ValueError(pkg.mod.f.__code__.co_filename)\n",
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "def f():\n    return 1\n",
+    }
+    forked = ForkedTree(Limits())
+    try:
+        names = []
+        for round in range(6):
+            if round == 3:
+                forget_server()
+            run = forked.start({**tree, "main.py": tree["main.py"] + f"# {round}\n"}, "main.py", 30.0).wait()
+            assert run.exception == "ValueError", run
+            names.append(run.message)
+        assert names == ["pkg/mod.py"] * 6
+    finally:
+        forked.close()

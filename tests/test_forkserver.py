@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from astreduce.oracles import forkserver
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.forkserver import running_server
+from astreduce.oracles.forkserver import forget_server, running_server
 
 
 def _parent_of_a_test(oracle: ExecOracle) -> int:
@@ -125,3 +130,89 @@ def test_a_candidate_longer_than_a_pipe_holds_reaches_its_child_whole() -> None:
             assert verdict.run.message == str(1000 * (size // 1000))
     finally:
         oracle.close()
+
+
+def _module(folder: Path, name: str, text: str = "import os\nPID = os.getpid()\n") -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(text)
+
+
+def _imported_by_the_test(oracle: ExecOracle, text: str) -> dict[str, bool]:
+    """Calibrate on ``text`` (which raises ValueError with a dict: module -> imported in the test's own
+    process) and read the answer."""
+    verdict = oracle.calibrate(text)
+    assert verdict.run.ending == "exception" and verdict.run.exception == "ValueError", verdict.run
+    answer: dict[str, bool] = ast.literal_eval(verdict.run.message)
+    return answer
+
+
+@pytest.fixture
+def new_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A folder of installed-like modules on ``sys.path``, and a fork server started after it was put there."""
+    library = tmp_path / "library"
+    library.mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(library)])  # not first: a test's folder takes that place
+    monkeypatch.setattr(forkserver, "_preloads", {})
+    forget_server()
+    yield library
+    forget_server()
+
+
+def test_the_originals_leading_imports_are_made_once_by_the_server(new_server: Path, tmp_path: Path) -> None:
+    # imported by the server (its PID is not the test's): the leading import of an installed module;
+    # imported by each test: a module beside the input, and an import made after the program's own code
+    _module(new_server, "warm_first")
+    _module(new_server, "warm_later")
+    project = tmp_path / "project"
+    _module(project, "beside")
+    text = (
+        '"""A program."""\n__all__ = ["main"]\nimport os\nimport warm_first\nimport beside\n'
+        "os.environ['CHOSEN'] = 'yes'\nimport warm_later\n"
+        "raise ValueError({m.__name__: m.PID == os.getpid() for m in (warm_first, beside, warm_later)})\n"
+    )
+    oracle = ExecOracle(timeout=30, search_path=str(project))
+    try:
+        assert _imported_by_the_test(oracle, text) == {"warm_first": False, "beside": True, "warm_later": True}
+        server = running_server()
+        assert server is not None and server.fresh
+    finally:
+        oracle.close()
+
+
+def test_a_candidate_finds_a_plain_runs_modules_not_astreduces() -> None:
+    oracle = ExecOracle(timeout=30)
+    try:
+        names = ("click", "astreduce.search.greedy", "astreduce.source.tree")
+        run = oracle.run(f"import sys\nraise ValueError([m for m in {names!r} if m in sys.modules])\n")
+        assert run.message == "[]", run
+    finally:
+        oracle.close()
+
+
+def test_an_import_that_starts_a_thread_is_left_to_each_test(new_server: Path) -> None:
+    # a fork keeps no thread but its caller's: a server whose imports started one is replaced by one without
+    _module(new_server, "threaded", "import os, threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\nPID = os.getpid()\n")
+    oracle = ExecOracle(timeout=30)
+    try:
+        answer = _imported_by_the_test(oracle, "import threaded, os, threading\nraise ValueError({'threaded': threaded.PID == os.getpid(), 'threads': threading.active_count() == 2})\n")
+        assert answer == {"threaded": True, "threads": True}
+    finally:
+        oracle.close()
+
+
+def test_a_server_that_cannot_start_is_a_fork_of_astreduce(new_server: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an interpreter that cannot run the server (3.6 reads no `from __future__ import annotations`)
+    old = Path(subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip()) / "versions/3.6.15/bin/python3.6"
+    if not old.exists():
+        pytest.skip("no Python 3.6 here")
+    monkeypatch.setattr(sys, "executable", str(old))
+    monkeypatch.setattr(forkserver, "_fresh_works", True)
+    oracle = ExecOracle(timeout=30)
+    try:
+        assert _parent_of_a_test(oracle) == running_server().pid  # type: ignore[union-attr]
+        server = running_server()
+        assert server is not None and not server.fresh and not forkserver._fresh_works
+    finally:
+        oracle.close()
+        monkeypatch.undo()
+        forkserver._fresh_works = True

@@ -45,11 +45,9 @@ def _descendants(grace: float = 2.0) -> int:
         time.sleep(0.02)
 
 
-def _live_children() -> int:
-    """Live processes whose parent is this one or its fork server (the server itself not counted)."""
-    server = running_server()
-    parents = {str(os.getpid())} | ({str(server.pid)} if server is not None else set())
-    count = 0
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process on the machine: pid -> (parent's pid, state letter)."""
+    found = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -57,9 +55,18 @@ def _live_children() -> int:
                     fields = stat.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if fields[1] in parents and fields[0] != "Z" and (server is None or entry != str(server.pid)):
-                count += 1
-    return count
+            found[int(entry)] = (int(fields[1]), fields[0])
+    return found
+
+
+def _live_children() -> int:
+    """Live processes whose parent is this one or its fork server (the server itself not counted)."""
+    server = running_server()
+    parents = {os.getpid()} | ({server.pid} if server is not None else set())
+    return sum(
+        1 for pid, (parent, state) in _processes().items()
+        if parent in parents and state != "Z" and (server is None or pid != server.pid)
+    )
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -190,6 +197,27 @@ def _processes_mentioning(marker: str) -> list[int]:
     return found
 
 
+def _below(root: int) -> set[int]:
+    """The live processes below ``root`` (its children, theirs, ...)."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, state) in _processes().items():
+        if state not in ("Z", "X"):
+            children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _living(pids: set[int]) -> set[int]:
+    processes = _processes()
+    return {pid for pid in pids if pid in processes and processes[pid][1] not in ("Z", "X")}
+
+
 @pytest.mark.parametrize("oracle", [["--run", "{python} {file}", "--hang", "1"], ["--expect", "RuntimeError"]])
 def test_candidates_die_with_a_killed_reducer(oracle: list[str], tmp_path: Path) -> None:
     """kill -9 of astreduce while candidates sleep: none of them outlives it (the parent-death signal)."""
@@ -202,16 +230,19 @@ def test_candidates_die_with_a_killed_reducer(oracle: list[str], tmp_path: Path)
          "-o", str(tmp_path / "out.py"), "-q", "--no-format"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
+    # the candidates run as commands naming the file, or in children of the fork server (astreduce's child)
     deadline = time.monotonic() + 180  # generous: a loaded machine is slow, not wrong
-    while not _processes_mentioning(marker + ".py") or len(_processes_mentioning(marker)) < 2:
+    while len(_below(process.pid)) < 3:
         assert time.monotonic() < deadline, "no candidate started"
         time.sleep(0.1)
+    time.sleep(0.5)  # a test under way, and the spare forked for the next
+    below = _below(process.pid)
     process.kill()
     process.wait(30)
     deadline = time.monotonic() + 30
-    while [pid for pid in _processes_mentioning(marker) if pid != process.pid] and time.monotonic() < deadline:
+    while (_living(below) or _processes_mentioning(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_mentioning(marker) == []
+    assert _living(below) == set() and _processes_mentioning(marker) == []
 
 
 def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:

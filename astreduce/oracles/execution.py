@@ -11,7 +11,8 @@ one line of JSON. The parent compares the exception with the target:
   an exit without a report — → UNRESOLVED.
 
 Forking costs about 2.5 ms where starting an interpreter costs 14 ms
-(DESIGN.md), and the child starts with every module astreduce has imported.
+(DESIGN.md), and the child starts with the modules its fork server
+imported, the original's own imports among them (:func:`preloadable`).
 Even that fork is off a test's path: each test's child is forked ahead, a
 *spare* waiting for its candidate while the test before it runs (see
 :mod:`astreduce.oracles.spare`). The appended test script is compiled once, not with every
@@ -20,6 +21,7 @@ candidate.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 import time
@@ -32,6 +34,7 @@ from astreduce.oracles import Run, Target, Traits, Verdict
 from astreduce.oracles._worker_main import (
     syntax_message,
 )
+from astreduce.oracles.forkserver import preload
 from astreduce.oracles.pieces import ModuleCode, shift_lines
 from astreduce.oracles.sandbox import (
     MIN_CPU_TIMEOUT,
@@ -140,6 +143,7 @@ class ExecOracle:
         """
         saved = self.timeout
         self.timeout = timeout if timeout is not None else 600.0
+        preload(preloadable(text, self.append), self.search_path)
         run = self.run(text)
         self.timeout = saved if saved is not None else max(MIN_TIMEOUT, 10 * run.seconds)
         if saved is None:
@@ -294,6 +298,57 @@ class ExecPending:
     def cancel(self) -> None:
         if self.job is not None:
             self.job.kill()
+
+
+def preloadable(text: str, append: str = "") -> tuple[str, ...]:
+    """The modules of ``text`` (and of its ``append``) that the fork server may import once for all tests
+    (:func:`~astreduce.oracles.forkserver.preload`): what a plain run imports before any code of its own
+    (the leading import statements, after a docstring and assignments of literals), and any other import of
+    a module this process has loaded already. An import placed after the program's own code may depend on
+    what that code did first (an environment variable set, a backend chosen), so only the first kind is new.
+    """
+    names: dict[str, None] = {}
+    for number, source in enumerate((text, append)):
+        try:
+            module = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        leading = number == 0
+        for statement in module.body:
+            if not leading:
+                break
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                names.update(dict.fromkeys(_imported(statement)))
+            elif not _inert(statement):
+                leading = False
+        for node in ast.walk(module):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update(dict.fromkeys(name for name in _imported(node) if name in sys.modules))
+    return tuple(names)
+
+
+def _imported(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    """The absolute module names an import statement imports (a relative import names none)."""
+    if isinstance(statement, ast.Import):
+        return [alias.name for alias in statement.names]
+    return [statement.module] if statement.level == 0 and statement.module else []
+
+
+def _inert(statement: ast.stmt) -> bool:
+    """A docstring, ``pass``, or a literal bound to plain names (``__all__ = [...]``): nothing that runs code."""
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant)
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if all(isinstance(target, ast.Name) for target in targets):
+            try:
+                ast.literal_eval(statement.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return False
+            return True
+    return False
 
 
 def compile_quietly(source: str, path: str) -> types.CodeType | None:

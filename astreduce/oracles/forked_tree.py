@@ -32,10 +32,12 @@ from collections.abc import Mapping
 
 from astreduce.oracles._worker_main import run_main, syntax_report
 from astreduce.oracles.execution import compile_quietly
+from astreduce.oracles.forkserver import preload, running_server
 from astreduce.oracles.sandbox import Limits
-from astreduce.oracles.spare import OUTPUT_NAME, Job, Spare, start_in_spare
+from astreduce.oracles.spare import OUTPUT_NAME, Job, Spare, remember_in_server, start_in_spare
 
-#: Code objects by (path, text), compiled in the parent; a child forked later finds them in its memory.
+#: Code objects by (path, text), compiled in the parent and handed to the fork server: a child forked
+#: later finds them in its memory.
 _CODES: OrderedDict[tuple[str, str], types.CodeType | None] = OrderedDict()
 #: Most code objects kept (a package of a few hundred files, each in a few versions).
 CODES_KEPT = 4096
@@ -60,6 +62,9 @@ class ForkedTree:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._spare: Spare | None = None
+        self._server: int | None = None
+        """The pid of the fork server that holds the code compiled so far (another one holds none of it)."""
+        preload((__name__,))  # what each child runs (run_tree), imported once by the fork server
 
     def start(
         self, tree: Mapping[str, str], program: str, timeout: float, cpu_timeout: float | None = None,
@@ -71,12 +76,16 @@ class ForkedTree:
         script outside it (an absolute path) run as ``python SCRIPT ARGV``,
         where ``{dir}`` in ``argv`` stands for the child's folder.
         """
+        server = running_server()
+        known = server is not None and server.pid == self._server
         fresh = {}
         for path, text in tree.items():
             if path.endswith(".py"):
                 code, new = _code(path, text)
-                if new and code is not None:
-                    fresh[path] = code  # the spare was forked before it was compiled
+                if code is not None and (new or not known):
+                    fresh[path] = code  # the spare was forked before the server had it
+        if fresh:
+            self._server = remember_in_server(f"{__name__}:_keep", {(path, tree[path]): code for path, code in fresh.items()})
         payload = (None, dict(tree), fresh, program, tuple(argv))  # None: a tree, not a candidate text
         job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, cpu_timeout)
         return job
@@ -91,6 +100,13 @@ class ForkedTree:
             self.close()
         except Exception:  # at interpreter exit, half torn down
             pass
+
+
+def _keep(codes: dict[tuple[str, str], types.CodeType]) -> None:
+    """In the fork server: keep the code astreduce compiled, for the children forked from now on."""
+    _CODES.update(codes)
+    while len(_CODES) > CODES_KEPT:
+        _CODES.popitem(last=False)
 
 
 def run_tree(payload: tuple[object, ...], workdir: str) -> dict[str, object]:

@@ -402,14 +402,20 @@ def _sweep_stale_cgroups() -> None:
             _remove_cgroup(entry)
 
 
+def drop_idle_workdirs() -> None:
+    """Remove the folders kept for the next tests: a fork server that ends removes the folders of the
+    children it has not reaped yet, and one of them may already be kept here for another test."""
+    while _idle_workdirs and os.getpid() == _OWNER:
+        remove_workdir(_idle_workdirs.pop())
+
+
 @atexit.register
 def _remove_idle() -> None:
     if os.getpid() != _OWNER:
         return
     while _idle_cgroups:
         _remove_cgroup(_idle_cgroups.pop()[0])
-    while _idle_workdirs:
-        remove_workdir(_idle_workdirs.pop())
+    drop_idle_workdirs()
     _Claim.end()
 
 

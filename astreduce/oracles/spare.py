@@ -255,7 +255,7 @@ class Spare:
         self.server: ForkServer | None = None
         """The fork server whose child this is (None: forked here, when no server could serve)."""
         try:
-            fork_server(_served_spare_main, _prepare_server)  # started before the pipes, which are not the server's
+            fork_server(SERVED_MAIN, PREPARE_SERVER)  # started before the pipes, which are not the server's
         except OSError:
             pass
         command_read, self.command_fd = os.pipe()
@@ -264,7 +264,7 @@ class Spare:
         self._reply: Reply | None = None
         for _ in range(2):  # a server that died (a candidate without confinement may kill it) is replaced
             try:
-                self.server = fork_server(_served_spare_main, _prepare_server)
+                self.server = fork_server(SERVED_MAIN, PREPARE_SERVER)
                 self._reply = self.server.spawn(command_read, report_write, self.workdir, (astuple(limits), cgroup))
                 break
             except OSError:
@@ -350,6 +350,18 @@ def start_in_spare(
     return job, Spare(limits)
 
 
+def remember_in_server(function: str, data: object) -> int | None:
+    """Have the fork server (started now if need be) keep ``data`` for the children it forks from now on
+    (see :meth:`~astreduce.oracles.forkserver.ForkServer.remember`): the server's pid, None when no
+    server serves (a child then does without)."""
+    try:
+        server = fork_server(SERVED_MAIN, PREPARE_SERVER)
+        server.remember(function, data)
+    except OSError:
+        return None
+    return server.pid
+
+
 #: What a pipe holds unless asked for more (Linux's default): a longer message is written as the child reads it.
 _PIPE_SIZE = 1 << 16
 #: Spares not yet handed a test: discarded at exit, so that none leaves its folder behind.
@@ -360,14 +372,18 @@ _waiting: EndedAtExit[Spare] = EndedAtExit(Spare.discard)
 OUTPUT_NAME = "output.txt"
 
 
-def _prepare_server() -> None:
+#: The fork server's functions, by name (a fresh server imports them).
+SERVED_MAIN, PREPARE_SERVER = f"{__name__}:served_spare_main", f"{__name__}:prepare_server"
+
+
+def prepare_server() -> None:
     """What every spare would do first, done once in the fork server: the warning filters of a plain run,
-    and astreduce's objects out of the garbage collector's reach (0.4 ms and 80 copied pages a test)."""
+    and the server's objects out of the garbage collector's reach (0.4 ms and 80 copied pages a test)."""
     _default_warnings()
     gc.freeze()
 
 
-def _served_spare_main(command_fd: int, report_fd: int, workdir: str, args: tuple[Any, ...]) -> None:
+def served_spare_main(command_fd: int, report_fd: int, workdir: str, args: tuple[Any, ...]) -> None:
     """A spare forked by the fork server (its limits come as a tuple; the server was prepared)."""
     limits, cgroup = args
     _spare_main(command_fd, report_fd, workdir, Limits(*limits), cgroup, served=True)
