@@ -332,8 +332,8 @@ class ProcessGroupCap:
                     pass
             time.sleep(0.001)
         path, self.path = self.path, None
-        try:
-            empty = not procs.read_text().split()
+        try:  # a killed process leaves cgroup.procs at once, and pids.current once it is reaped
+            empty = not procs.read_text().split() and (path / "pids.current").read_text().strip() == "0"
         except OSError:
             empty = False
         if empty and len(_idle_cgroups) < _IDLE_LIMIT and os.getpid() == _OWNER:
