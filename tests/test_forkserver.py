@@ -179,14 +179,19 @@ def test_the_originals_leading_imports_are_made_once_by_the_server(new_server: P
         oracle.close()
 
 
-def test_a_candidate_finds_a_plain_runs_modules_not_astreduces() -> None:
+def test_a_candidate_finds_a_plain_runs_modules_and_limits_not_astreduces(new_server: Path) -> None:
+    # astreduce raises its own recursion limit for deep inputs; a plain run has the interpreter's
+    plain = subprocess.run([sys.executable, "-c", "import sys; print(sys.getrecursionlimit())"], capture_output=True, text=True)
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
     oracle = ExecOracle(timeout=30)
     try:
         names = ("click", "astreduce.search.greedy", "astreduce.source.tree")
-        run = oracle.run(f"import sys\nraise ValueError([m for m in {names!r} if m in sys.modules])\n")
-        assert run.message == "[]", run
+        run = oracle.run(f"import sys\nraise ValueError(([m for m in {names!r} if m in sys.modules], sys.getrecursionlimit()))\n")
+        assert run.message == f"([], {int(plain.stdout)})", run
     finally:
         oracle.close()
+        sys.setrecursionlimit(saved)
 
 
 def test_an_import_that_starts_a_thread_is_left_to_each_test(new_server: Path) -> None:
