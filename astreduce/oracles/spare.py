@@ -350,6 +350,14 @@ def start_in_spare(
     return job, Spare(limits)
 
 
+def start_server() -> None:
+    """Start this process's fork server now, ahead of its first test (nothing when it cannot start)."""
+    try:
+        fork_server(SERVED_MAIN, PREPARE_SERVER)
+    except OSError:
+        pass
+
+
 def remember_in_server(function: str, data: object) -> int | None:
     """Have the fork server (started now if need be) keep ``data`` for the children it forks from now on
     (see :meth:`~astreduce.oracles.forkserver.ForkServer.remember`): the server's pid, None when no
