@@ -45,6 +45,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -120,7 +121,7 @@ class ForkServer:
 
     def preload(self, names: tuple[str, ...], search_path: str) -> int:
         """Have the server import ``names`` (see :func:`preload`); how many it imported, -1 when the
-        imports started a thread (a fork would leave it behind: this server must not fork any more)."""
+        imports started a Python thread (a fork would leave it behind: this server must not fork any more)."""
         request = marshal.dumps(("preload", names, search_path))
         return self.answer(self._send(lambda: self._socket.sendall(request)))
 
@@ -243,7 +244,10 @@ def _preload(names: tuple[str, ...], search_path: str) -> int:
     """In the server: import ``names`` for every child to find imported. A module found in the
     candidate's folder (``search_path``, first on its ``sys.path``) is left to the child; one whose import
     fails is forgotten, so that the child meets the failure itself. Printing goes nowhere. Returns how many
-    were imported, -1 when a thread was started (no fork may follow)."""
+    were imported, -1 when a Python thread was started: a fork keeps only its caller, and the thread may
+    hold a lock its child then waits for forever. (A library's own native threads, OpenBLAS's under
+    numpy, are no such thread: such libraries reset their pools in a forked child, as every program
+    forking after ``import numpy`` relies on.)"""
     saved_path = sys.path[0] if sys.path else None
     sys.path[0:1] = [search_path or os.devnull]  # what the child's path will find first
     held = [os.dup(1), os.dup(2)]
@@ -275,7 +279,7 @@ def _preload(names: tuple[str, ...], search_path: str) -> int:
         if saved_path is not None:
             sys.path[0] = saved_path
     gc.freeze()  # out of the children's collections, as the rest of the server
-    return -1 if len(os.listdir("/proc/self/task")) > 1 else imported
+    return -1 if threading.active_count() > 1 else imported
 
 
 def _remember(function: str, fd: int) -> int:
