@@ -50,9 +50,7 @@ def _code(path: str, text: str) -> tuple[types.CodeType | None, bool]:
         _CODES.move_to_end(key)
         return _CODES[key], False
     code = compile_quietly(text, path)
-    _CODES[key] = code
-    while len(_CODES) > CODES_KEPT:
-        _CODES.popitem(last=False)
+    _keep({key: code})
     return code, True
 
 
@@ -102,8 +100,8 @@ class ForkedTree:
             pass
 
 
-def _keep(codes: dict[tuple[str, str], types.CodeType]) -> None:
-    """In the fork server: keep the code astreduce compiled, for the children forked from now on."""
+def _keep(codes: Mapping[tuple[str, str], types.CodeType | None]) -> None:
+    """Keep code compiled here (in the fork server: handed by astreduce, for the children forked from now on)."""
     _CODES.update(codes)
     while len(_CODES) > CODES_KEPT:
         _CODES.popitem(last=False)

@@ -401,6 +401,8 @@ _server: ForkServer | None = None
 _fresh_works = True
 #: What :func:`preload` was asked, to ask again of a server that replaces one (module names, the candidate's folder).
 _preloads: dict[tuple[tuple[str, ...], str], None] = {}
+#: The preloads the current server has made.
+_preloaded: dict[tuple[tuple[str, ...], str], None] = {}
 
 
 def fork_server(child_main: str, prepare: str = "") -> ForkServer:
@@ -426,9 +428,6 @@ def fork_server(child_main: str, prepare: str = "") -> ForkServer:
                 return fork_server(child_main, prepare)
     return _server
 
-
-#: The preloads the current server has made.
-_preloaded: dict[tuple[tuple[str, ...], str], None] = {}
 
 
 def preload(names: tuple[str, ...], search_path: str = "") -> None:
