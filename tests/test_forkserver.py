@@ -221,3 +221,26 @@ def test_a_server_that_cannot_start_is_a_fork_of_astreduce(new_server: Path, mon
         oracle.close()
         monkeypatch.undo()
         forkserver._fresh_works = True
+
+
+@pytest.mark.parametrize(
+    ("text", "append", "expected"),
+    [
+        # leading imports after a docstring and literals; after the program's own code, only what is loaded here
+        ('"""Doc."""\n__all__ = ["f"]\nVERSION: str = "1"\nimport not_loaded_a\nfrom not_loaded_b import c\nx = f()\nimport not_loaded_d\nimport json\n',
+         "", ("not_loaded_a", "not_loaded_b", "json")),
+        # a call before the imports: none is leading
+        ("setup()\nimport not_loaded_a\nimport os.path\n", "", ("os.path",)),
+        # relative imports name no module; nested imports count as later ones
+        ("from . import sibling\nfrom .pkg import thing\ndef f():\n    import not_loaded_a\n    import json\n", "", ("json",)),
+        # the appended script runs after the candidate: its imports are never leading
+        ("import not_loaded_a\n", "import not_loaded_b\nimport json\n", ("not_loaded_a", "json")),
+        # a text that does not parse names nothing (its append still may)
+        ("def f(:\n", "import json\n", ("json",)),
+    ],
+)
+def test_the_imports_preloaded_are_the_leading_ones_and_those_loaded_here(text: str, append: str, expected: tuple[str, ...]) -> None:
+    from astreduce.oracles.execution import preloadable
+
+    assert "json" in sys.modules and "not_loaded_a" not in sys.modules
+    assert preloadable(text, append) == expected
