@@ -244,3 +244,22 @@ def test_the_imports_preloaded_are_the_leading_ones_and_those_loaded_here(text: 
 
     assert "json" in sys.modules and "not_loaded_a" not in sys.modules
     assert preloadable(text, append) == expected
+
+
+def test_a_module_in_the_working_folder_does_not_reach_the_server(tmp_path: Path) -> None:
+    # `python -c` puts the working folder first on sys.path: the server must take astreduce's path before it
+    # imports anything, or a json.py of the user's would run in it (and end it)
+    folder = tmp_path / "work"
+    folder.mkdir()
+    for name in ("json", "socket", "signal"):
+        (folder / f"{name}.py").write_text(f"raise SystemExit('the {name}.py of the working folder ran')\n")
+    script = tmp_path / "owner.py"
+    script.write_text(
+        "from astreduce.oracles.execution import ExecOracle\n"
+        "from astreduce.oracles.forkserver import running_server\n"
+        "oracle = ExecOracle(timeout=30)\n"
+        "print(oracle.run('raise ValueError(1)\\n').ending, running_server().fresh)\n"
+        "oracle.close()\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["exception", "True"], done

@@ -37,7 +37,6 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
-import json
 import marshal
 import os
 import signal
@@ -61,11 +60,13 @@ ChildMain = Callable[[int, int, str, tuple[Any, ...]], None]
 #: What the server does once, when it starts, so that no child it forks does it again.
 Prepare = Callable[[], None]
 
-#: How a fresh server starts: ``sys.path`` as astreduce's, then the loop with the named functions.
+#: How a fresh server starts: ``sys.path`` as astreduce's (the arguments after the first four) before any
+#: import (``-c`` puts the working folder first, and a ``json.py`` of the user's there must not be imported),
+#: then the loop with the named functions.
 _BOOT = (
-    "import json, sys; sys.path[:] = json.loads(sys.argv[2]); "
+    "import sys; sys.path[:] = sys.argv[5:]; "
     "from astreduce.oracles.forkserver import serve_descriptor; "
-    "serve_descriptor(int(sys.argv[1]), sys.argv[3], sys.argv[4], int(sys.argv[5]))"
+    "serve_descriptor(int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]))"
 )
 
 
@@ -91,7 +92,7 @@ class ForkServer:
         if fresh:
             self._process = subprocess.Popen(
                 [sys.executable, *subprocess._args_from_interpreter_flags(), "-c", _BOOT,  # type: ignore[attr-defined]  # what multiprocessing uses too
-                 str(theirs.fileno()), json.dumps(sys.path), child_main, prepare, str(self.owner)],
+                 str(theirs.fileno()), child_main, prepare, str(self.owner), *sys.path],
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # nothing of its own to print; a server that cannot start says so by closing its socket
             self.pid = self._process.pid
