@@ -129,3 +129,38 @@ def test_a_trees_code_compiled_once_serves_every_later_child() -> None:
         assert names == ["pkg/mod.py"] * 6
     finally:
         forked.close()
+
+
+def test_the_entrys_imports_are_made_by_the_fork_server_but_not_the_trees_modules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # an installed module the entry imports first is imported once, by the server (its PID is not the
+    # test's); a module of the tree's own is always the test's, even when something installed has its name.
+    # Each run notes what it saw in a file; the message is the same whichever way it runs, so that the
+    # forked runs are kept (they must end as the plain runs do)
+    from astreduce.oracles import forkserver
+
+    library, seen = tmp_path / "library", tmp_path / "seen"
+    library.mkdir()
+    seen.mkdir()
+    for name in ("installed_helper", "shadowed"):
+        (library / f"{name}.py").write_text("import os\nPID = os.getpid()\n")
+    monkeypatch.setenv("PYTHONPATH", str(library))  # the plain runs' interpreters
+    monkeypatch.setattr(sys, "path", [*sys.path, str(library)])  # the fork server's
+    monkeypatch.setattr(forkserver, "_preloads", {})
+    forkserver.forget_server()
+    tree = {
+        "main.py": "import os\nimport installed_helper\nimport shadowed\n"
+                   f"with open({str(seen / 'runs')!r}, 'a') as runs:\n"
+                   "    runs.write(f'{installed_helper.PID == os.getpid()} {shadowed.PID == os.getpid()}\\n')\n"
+                   "raise ValueError('My Test')\n",
+        "shadowed.py": "import os\nPID = os.getpid()\n",
+    }
+    oracle = TreeOracle(OracleOptions(allow_write=(str(seen),)), entry="main.py")
+    try:
+        oracle.calibrate(tree)
+        assert not oracle.notes, oracle.notes  # the forked runs were kept
+        assert oracle.judge(tree).outcome is Outcome.FAIL
+        runs = (seen / "runs").read_text().splitlines()
+        assert runs[0] == "True True" and runs[-1] == "False True", runs  # a plain run first, a forked one last
+    finally:
+        oracle.close()
+        forkserver.forget_server()

@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from astreduce.oracles._worker_main import run_main, syntax_report
-from astreduce.oracles.execution import compile_quietly
+from astreduce.oracles.execution import compile_quietly, preloadable
 from astreduce.oracles.forkserver import preload, running_server
 from astreduce.oracles.sandbox import Limits
 from astreduce.oracles.spare import OUTPUT_NAME, Job, Spare, remember_in_server, start_in_spare
@@ -167,9 +167,21 @@ def _exit_status(report: dict[str, object]) -> int:
     return 1
 
 
+def top_modules(tree: Mapping[str, str]) -> set[str]:
+    """The names of the tree's top-level modules and packages (``pkg/mod.py`` → ``pkg``)."""
+    return {path.split("/")[0].removesuffix(".py") for path in tree if path.endswith(".py") or "/" in path}
+
+
+def preload_imports(tree: Mapping[str, str], program_text: str) -> None:
+    """Have the fork server import what ``program_text`` (the entry, or the test script) imports first
+    (:func:`~astreduce.oracles.execution.preloadable`), but never a module of the tree's own names."""
+    tops = top_modules(tree)
+    preload(tuple(name for name in preloadable(program_text) if name.partition(".")[0] not in tops))
+
+
 def _forget_modules(tree: Mapping[str, str]) -> None:
-    """Remove from ``sys.modules`` what astreduce imported under a name of the tree's top-level modules."""
-    tops = {path.split("/")[0].removesuffix(".py") for path in tree if path.endswith(".py") or "/" in path}
+    """Remove from ``sys.modules`` what the fork server imported under a name of the tree's top-level modules."""
+    tops = top_modules(tree)
     for name in list(sys.modules):
         if name.split(".")[0] in tops:
             del sys.modules[name]

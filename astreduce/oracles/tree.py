@@ -52,7 +52,7 @@ from astreduce.oracles.command import (
     command_argv,
     script_argv,
 )
-from astreduce.oracles.forked_tree import ForkedTree
+from astreduce.oracles.forked_tree import ForkedTree, preload_imports
 from astreduce.oracles.options import (
     FLAKINESS_RUNS,
     ISOLATING,
@@ -371,7 +371,12 @@ class TreeOracle(DirectoryOracle):
         if forked is None:
             return verdict
         self._forked = forked
-        again = self.judge(tree)
+        program = self._forkable_script()
+        if program is not None:
+            preload_imports(tree, Path(program).read_text(encoding="utf-8", errors="replace"))
+        elif self.entry is not None:
+            preload_imports(tree, tree[self.entry])
+        again = self.judge(tree)  # with the program's imports made by the fork server: kept only if it ends the same
         self.tests -= 1  # the original once more, another way
         same = (again.outcome, again.run.exception, again.run.message) == (verdict.outcome, verdict.run.exception, verdict.run.message)
         if not same:
