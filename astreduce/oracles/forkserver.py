@@ -51,7 +51,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.sandbox import drop_idle_workdirs, remove_workdir
+from astreduce.oracles.sandbox import drop_idle_workdirs, remove_workdir, write_all
 
 __all__ = ["ForkServer", "forget_server", "fork_server", "preload", "running_server"]
 
@@ -138,9 +138,7 @@ class ForkServer:
         finally:
             os.close(read_end)
         try:
-            view = memoryview(blob)
-            while view:
-                view = view[os.write(write_end, view) :]
+            write_all(write_end, blob)
         finally:
             os.close(write_end)
 

@@ -402,6 +402,13 @@ def _sweep_stale_cgroups() -> None:
             _remove_cgroup(entry)
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (a pipe or a file takes what it can at a time). Raises OSError."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def drop_idle_workdirs() -> None:
     """Remove the folders kept for the next tests: a fork server that ends removes the folders of the
     children it has not reaped yet, and one of them may already be kept here for another test."""

@@ -43,6 +43,7 @@ from astreduce.oracles.sandbox import (
     reap,
     release_workdir,
     remove_workdir,
+    write_all,
 )
 
 
@@ -297,12 +298,11 @@ class Spare:
         """Hand the spare its test; False when it is gone (then it is discarded)."""
         try:
             _ = self.pid  # forked, or the server that was to fork it is gone (OSError)
-            data = memoryview(len(message).to_bytes(8, "little") + message)
+            data = len(message).to_bytes(8, "little") + message
             if len(data) > _PIPE_SIZE:  # a pipe that holds it all: this process writes it and goes on
                 with contextlib.suppress(OSError):  # past the user's pipe limits: written as the child reads
                     fcntl.fcntl(self.command_fd, fcntl.F_SETPIPE_SZ, min(len(data), 1 << 20))
-            while data:
-                data = data[os.write(self.command_fd, data) :]
+            write_all(self.command_fd, data)
         except OSError:  # it died waiting (killed from outside)
             self.discard()
             return False
@@ -464,9 +464,7 @@ def _write_file(path: str, text: str) -> None:
     fresh child touches pages of the io machinery it shares with the server."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # as open() makes it: the umask decides
     try:
-        data = memoryview(text.encode("utf-8", errors="surrogateescape"))
-        while data:
-            data = data[os.write(fd, data) :]
+        write_all(fd, text.encode("utf-8", errors="surrogateescape"))
     finally:
         os.close(fd)
 
