@@ -28,6 +28,7 @@ import re
 import shutil
 import stat
 import tempfile
+import threading
 import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -220,6 +221,66 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         Path(temporary).unlink(missing_ok=True)
         raise
 
+
+class LatestWriter:
+    """Writes the newest of a stream of improvements to one file, off the search's thread.
+
+    A reduction improves its output hundreds of times (671 on
+    stdlib_argparse), and every atomic replace of the file cost the engine
+    about 1 ms (ext4 writes a renamed-over file's data back at once): an
+    eighth of its own time between tests. A thread of its own now writes,
+    while the search goes on (the writes are system calls, which let go of
+    the interpreter); data superseded before its turn is never written.
+    Each write is still :func:`write_atomically`, so the file always holds
+    one whole improvement, at worst the one before the newest when
+    astreduce is killed. :meth:`flush` waits until the newest is on disk; a
+    write's error is raised there, or by the next :meth:`put`.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self._newest: bytes | None = None
+        self._writing = False
+        self._error: OSError | None = None
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def put(self, data: bytes) -> None:
+        """Write ``data`` soon, instead of any data not yet written."""
+        with self._changed:
+            self._raise()
+            self._newest = data
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._write_newest, name="astreduce-writer", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def flush(self) -> None:
+        """Wait until the newest data is on disk (raise the writer's error, if a write failed)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._error is not None or (self._newest is None and not self._writing))
+            self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def _write_newest(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._newest is not None)
+                data, self._newest, self._writing = self._newest, None, True
+            assert data is not None
+            try:
+                write_atomically(self.path, data)
+            except OSError as error:
+                with self._changed:
+                    self._error, self._newest = error, None
+            finally:
+                with self._changed:
+                    self._writing = False
+                    self._changed.notify_all()
 
 # --- trees of files -----------------------------------------------------------------
 

@@ -287,6 +287,37 @@ def test_a_write_clears_what_a_killed_writer_left_beside_the_output(tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, live.name, other.name])
 
 
+def test_the_latest_writer_leaves_the_newest_improvement_whole_on_disk(tmp_path: Path) -> None:
+    from astreduce.files import LatestWriter
+
+    target = tmp_path / "out.py"
+    writer = LatestWriter(target)
+    texts = [(f"x = {i}\n" * (2000 - i)).encode() for i in range(200)]
+    seen: set[bytes] = set()
+    for text in texts:
+        writer.put(text)
+        if target.exists():
+            seen.add(target.read_bytes())  # whatever moment it is read at: one whole improvement
+    writer.flush()
+    assert target.read_bytes() == texts[-1]
+    assert seen <= set(texts)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.py"], "no temporary left behind"
+
+
+def test_the_latest_writer_raises_a_failed_write_at_the_next_put_or_flush(tmp_path: Path) -> None:
+    from astreduce.files import LatestWriter
+
+    writer = LatestWriter(tmp_path / "gone" / "out.py")  # its folder does not exist
+    writer.put(b"x = 1\n")
+    with pytest.raises(FileNotFoundError):
+        writer.flush()
+    writer.flush()  # raised once
+    (tmp_path / "gone").mkdir()
+    writer.put(b"x = 2\n")
+    writer.flush()
+    assert (tmp_path / "gone" / "out.py").read_bytes() == b"x = 2\n"
+
+
 def test_a_run_refused_for_a_full_output_directory_still_clears_a_killed_runs_temporaries(tmp_path: Path) -> None:
     """The rerun after a kill finds the output written: it refuses to overwrite it, and clears the litter."""
     (tmp_path / "in").mkdir()

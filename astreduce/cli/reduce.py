@@ -14,6 +14,7 @@ from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reducti
 from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import (
+    LatestWriter,
     check_output_dir,
     check_output_path,
     check_report_path,
@@ -21,7 +22,6 @@ from astreduce.files import (
     default_output_dir,
     read_input,
     read_source,
-    write_atomically,
     write_tree,
 )
 from astreduce.grammar import Grammar, GrammarSearch
@@ -140,29 +140,37 @@ def _reduce_file(
         search = grammar.search(config, source.text, file.name)
         config = replace(config, format=False)  # black would rewrite data
     saved: list[str] = []
+    writer = LatestWriter(target)
 
     def save(text: str) -> None:
         if in_place and not saved:  # the first write replaces the input: back it up first
             shutil.copy2(file, backup)
-        write_atomically(target, source.encode(text))
+        writer.put(source.encode(text))
         saved.append(target.name)
+
+    def has_saved() -> bool:  # and it is on disk
+        writer.flush()
+        return bool(saved)
 
     size = measure(source.text)
 
     def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
         say(f"{file}: {size.tokens} tokens, {size.lines} lines; {describe_options(config.options)}; {note}")
 
-    result, interrupted = run_reduction(
-        lambda stop, progress: reduce_with(
-            source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search,
-            on_note=None if quiet else first_line, echo=say,
-        ),
-        quiet=quiet,
-        target=target,
-        has_saved=lambda: bool(saved),
-        what="program",
-    )
-    save(result.text)
+    try:
+        result, interrupted = run_reduction(
+            lambda stop, progress: reduce_with(
+                source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search,
+                on_note=None if quiet else first_line, echo=say,
+            ),
+            quiet=quiet,
+            target=target,
+            has_saved=has_saved,
+            what="program",
+        )
+        save(result.text)
+    finally:
+        writer.flush()  # whatever ends the reduction, the newest improvement is on disk before it exits
     if report_path is not None:
         write_report(report_path, result, str(file), str(target), config.options)
     _print_result(result, file, target, quiet, show=not is_stdout(report_path))
