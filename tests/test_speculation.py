@@ -11,7 +11,6 @@ import sys
 import zlib
 from collections.abc import Callable
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,17 +70,6 @@ class Needles:
         return pending
 
 
-class JudgeOnly:
-    """An oracle that can only judge, one candidate after the other (no ``start``)."""
-
-    def __init__(self, inner: Needles) -> None:
-        self.inner = inner
-        self.identity = inner.identity
-
-    def judge(self, text: str) -> Verdict:
-        return self.inner.judge(text)
-
-
 def _program(count: int) -> str:
     return "".join(f"value_{i} = helper({i}, [{i}, {i + 1}])\n" for i in range(count))
 
@@ -108,10 +96,6 @@ def test_every_jobs_gives_the_same_output_and_tests(count: int, picks: list[int]
     text = _program(count)
     ended_at_once = None if quick is None else (lambda candidate: zlib.crc32(candidate.encode()) % 7 <= quick)
     sequential = _reduce(text, needles, 1, strategy)
-    # -j 1 draws the next candidate while a test runs; judged one by one (no start at all), the same
-    judged = reduce_source(text, JudgeOnly(Needles(*needles)), strategy=strategy, jobs=1, format=False)
-    assert (judged.text, judged.tests) == sequential[:2]
-    assert "running" not in [p.state for p in sequential[2].started]
     for jobs in (2, 3):
         parallel = _reduce(text, needles, jobs, strategy, ended_at_once)
         assert parallel[:2] == sequential[:2]
@@ -282,98 +266,3 @@ def test_any_backend_plugs_into_the_scheduler_and_outcomes_come_in_order() -> No
         scheduler.close()
         assert (book.tests, book.hits) == (5, 1)
         assert all(p.state != "running" for p in cluster.oracle.started)
-
-
-def test_one_job_draws_the_next_candidate_while_a_test_runs_and_starts_one_at_a_time() -> None:
-    from astreduce.search.scheduler import Processes, Scheduler
-
-    log: list[str] = []
-    running: list[str] = []
-
-    class Logged:
-        def __init__(self, text: str) -> None:
-            assert not running, f"{text} started while {running} ran"
-            running.append(text)
-            self.text = text
-            log.append(f"start {text}")
-
-        def wait(self) -> Verdict:
-            running.remove(self.text)
-            log.append(f"verdict {self.text}")
-            return Verdict(Outcome.FAIL if "needle" in self.text else Outcome.PASS, Run("ok"))
-
-        def cancel(self) -> None:
-            running.remove(self.text)
-
-    def drawn(texts: list[str]):  # the search renders a candidate when the scheduler draws it
-        for text in texts:
-            log.append(f"draw {text}")
-            yield text
-
-    book = _Book()
-    scheduler = Scheduler(book, lambda text: Logged(text).wait(), Processes(Logged), jobs=1)
-    outcomes = scheduler.outcomes(drawn(["a", "b", "needle c", "d"]))
-    assert next(outcomes) is Outcome.PASS
-    assert log == ["draw a", "start a", "draw b", "verdict a"]
-    assert [o for o in outcomes if o is Outcome.FAIL] == [Outcome.FAIL]
-    # b's test ran while "needle c" was drawn; d was drawn while c ran, and tested after it
-    assert log[4:] == ["start b", "draw needle c", "verdict b", "start needle c", "draw d", "verdict needle c", "start d", "verdict d"]
-    assert book.tests == 4 and not running
-
-
-class _Ticking:
-    """A clock that moves only when told (``time.monotonic`` of the scheduler's module)."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-
-@pytest.mark.parametrize(
-    ("ends_after", "tells", "oracle_seconds"),
-    [
-        (7.0, True, 7.0),  # still running when the next candidate was drawn (5 s): start to verdict
-        (1.0, True, 1.0),  # ended 1 s into the drawing, and says so: start to its end
-        (1.0, False, 0.0),  # ended within the drawing, and cannot say when: its start alone, never more
-    ],
-)
-def test_one_job_counts_as_the_oracles_time_only_what_a_test_ran(
-    monkeypatch: pytest.MonkeyPatch, ends_after: float, tells: bool, oracle_seconds: float
-) -> None:
-    import astreduce.search.scheduler as scheduler_module
-    from astreduce.search.scheduler import Processes, Scheduler
-
-    clock = _Ticking()
-    monkeypatch.setattr(scheduler_module, "time", clock)
-
-    class Pending:
-        def __init__(self, text: str) -> None:
-            self.ends = clock.now + ends_after
-
-        def done(self) -> bool:
-            return clock.now >= self.ends
-
-        def ended_at(self) -> float | None:
-            return self.ends if tells and self.done() else None
-
-        def wait(self) -> Verdict:
-            clock.now = max(clock.now, self.ends)
-            return Verdict(Outcome.PASS, Run("ok"))
-
-        def cancel(self) -> None:
-            pass
-
-    def drawn():
-        yield "first"
-        clock.now += 5.0  # the search renders and keys the second candidate for 5 s
-        yield "second"
-
-    if not tells:
-        del Pending.ended_at
-    book = _Book()
-    scheduler = Scheduler(book, lambda text: Pending(text).wait(), Processes(Pending), jobs=1)
-    outcomes = scheduler.outcomes(drawn())
-    assert next(outcomes) is Outcome.PASS
-    assert book.oracle_seconds == oracle_seconds

@@ -284,10 +284,6 @@ class ExecPending:
         """Descriptors to wait on for the test's end."""
         return [] if self.done() or self.job is None else [self.job.fd]
 
-    def ended_at(self) -> float | None:
-        """When the test ended (``time.monotonic()``), once its verdict is in (None: not known)."""
-        return self.job.ended if self.job is not None else None
-
     def wait(self) -> Verdict:
         if self._run is None:
             assert self.job is not None

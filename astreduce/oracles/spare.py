@@ -68,8 +68,6 @@ class Job:
         """The fork server whose child runs the test (it knows how the child exited)."""
         self.exit_status: int | None = None
         """For a script run in the child (``forked_tree``): the status ``python SCRIPT`` would exit with."""
-        self.ended: float | None = None
-        """When the child wrote its report (``time.monotonic()``), once read."""
         # with a CPU budget, the first look is when the child could have spent it
         self.deadline = self.started + (self.cpu_timeout if self.cpu_timeout is not None else timeout)
         self._buffer = b""
@@ -140,7 +138,7 @@ class Job:
             # the report is complete: a grandchild that inherited the pipe
             # may keep it open, so do not wait for the end of the file
         seconds = time.monotonic() - self.started
-        run, self.exit_status, self.ended = _decode_report(self._buffer, seconds)
+        run, self.exit_status = _decode_report(self._buffer, seconds)
         self._finish(run, eof=not chunk)
 
     def _wait_for_exit(self) -> int:
@@ -212,9 +210,8 @@ def child_cpu_seconds(pid: int) -> float | None:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _decode_report(data: bytes, seconds: float) -> tuple[Run, int | None, float | None]:
-    """The run a child reported, the status a script run would have exited with (see ``forked_tree``),
-    and when the test ended (``time.monotonic()``, one clock for every process)."""
+def _decode_report(data: bytes, seconds: float) -> tuple[Run, int | None]:
+    """The run a child reported, and the status a script run would have exited with (see ``forked_tree``)."""
     try:
         report = json.loads(data.decode("utf-8"))
         run = Run(
@@ -225,10 +222,10 @@ def _decode_report(data: bytes, seconds: float) -> tuple[Run, int | None, float 
             seconds=seconds,
             spawned=bool(report.get("spawned", True)),
         )
-        status, ended = report.get("exit"), report.get("ended")
-        return run, status if isinstance(status, int) else None, ended if isinstance(ended, float) else None
+        status = report.get("exit")
+        return run, status if isinstance(status, int) else None
     except (ValueError, KeyError, UnicodeDecodeError):
-        return Run("crash", seconds=seconds), None, None
+        return Run("crash", seconds=seconds), None
 
 
 class Spare:
@@ -457,7 +454,6 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
         flush_output()
         try:
             report["spawned"] = cap.joined
-            report["ended"] = time.monotonic()
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)

@@ -2,8 +2,7 @@
 
 A search hands the scheduler its candidates in the order it would test them
 one by one, and reads their outcomes back in that order (:meth:`Scheduler.outcomes`).
-At ``-j 1`` each candidate is tested in turn, the next one drawn (rendered,
-keyed) while the test before it runs. At ``-j N`` up to N tests run
+At ``-j 1`` each candidate is judged in turn. At ``-j N`` up to N tests run
 at once, *speculatively*: besides the next candidates in order, a free slot
 may start what the search tests next if an earlier candidate FAILs (its FAIL
 side), or the first candidate of the next call. Outcomes are still read in
@@ -69,10 +68,6 @@ class Polling(Protocol):
 
     def ready_fds(self) -> list[int] | None:
         """Descriptors that become readable when the test may have ended (None: it cannot say)."""
-        ...
-
-    def ended_at(self) -> float | None:
-        """When the test ended (``time.monotonic()``), once its verdict is in; None: not known."""
         ...
 
 
@@ -172,12 +167,9 @@ class Scheduler:
         a test); ``if_none()`` the one it tests next if none does (None: not
         known). With ``jobs`` > 1 they may be started early.
         """
-        if self.backend is None:
+        if self.backend is None or self.jobs <= 1:
             for text in texts:
                 yield self._one(text)
-            return
-        if self.jobs <= 1:
-            yield from self._pipelined(texts, if_none)
             return
         yield from self._parallel(texts, if_fails, if_none)
 
@@ -203,97 +195,6 @@ class Scheduler:
         verdict = self.judge(text)
         ledger.oracle_seconds += time.monotonic() - started
         return self._record(key, text, verdict.outcome)
-
-    # --- one at a time, the next drawn while it runs -----------------------
-
-    def _pipelined(self, texts: Iterable[str], if_none: IfNone | None = None) -> Iterator[Outcome]:
-        """One test at a time, in order, with the next candidate drawn while the test runs.
-
-        Drawing a candidate is most of astreduce's work between two tests:
-        the search renders it and the ledger keys it (compiling the
-        statements it changed, the code its test will run). Done while the
-        test before it runs, on the other core, that work no longer stands
-        between two tests. Nothing else changes: a test starts only when the
-        search needs its outcome, one at a time, in the search's order; a
-        candidate drawn ahead is dropped untested when the one before it
-        FAILs and the search reads no further. While the last candidate's
-        test runs, ``if_none()`` is asked what comes after this call: a
-        strategy that knows its next pass parses the text this pass would
-        end with and finds that pass's proposals, once (it keeps them), which
-        it would otherwise do after the test.
-
-        The oracle's seconds are the time a test was running (see
-        :meth:`_overlapped`): work of astreduce's that a running test hid
-        would not make the reduction any shorter if it were free.
-        """
-        ledger = self.ledger
-        source = iter(texts)
-        upcoming = self._drawn(source)
-        pending: Pending | None = None
-        try:
-            while upcoming is not None:
-                if ledger.stopping():
-                    raise Interrupted
-                key, text, rejected = upcoming
-                if rejected:
-                    upcoming = self._drawn(source)
-                    yield Outcome.UNRESOLVED
-                    continue
-                if ledger.lookup(key) is not None:  # cached, or alike one read since it was drawn
-                    upcoming = self._drawn(source)
-                    yield ledger.hit(key)
-                    continue
-                assert self.backend is not None
-                started = time.monotonic()
-                pending = self.backend.start(text)
-                upcoming, verdict = self._overlapped(pending, started, source, if_none)
-                pending = None
-                yield self._record(key, text, verdict.outcome)
-        finally:
-            if pending is not None:  # interrupted while it ran
-                pending.cancel()
-
-    def _drawn(self, source: Iterator[str]) -> tuple[bytes, str, bool] | None:
-        """The next candidate, keyed, and whether it is UNRESOLVED untested (None: the search has no more)."""
-        text = next(source, None)
-        if text is None:
-            return None
-        key = digest(text)
-        return key, text, self.ledger.rejected(key, text)
-
-    def _overlapped(
-        self, pending: Pending, started: float, source: Iterator[str], if_none: IfNone | None
-    ) -> tuple[tuple[bytes, str, bool] | None, Verdict]:
-        """Draw the next candidate while ``pending`` runs, then its verdict; the oracle's seconds counted.
-
-        The test's seconds run from its start to its verdict when it still
-        ran once the next candidate was drawn. When it had ended by then,
-        they run to its end (see :class:`Polling`; its start alone when the
-        pending cannot tell: the oracle's share is never overstated), and
-        the reading of its verdict counts too. A compile the ledger counts
-        as the oracle's during the drawing is within the test's time, or
-        astreduce's own work after it.
-        """
-        ledger = self.ledger
-        drawing = time.monotonic()
-        counted = ledger.oracle_seconds
-        try:
-            upcoming = self._drawn(source)
-            if upcoming is None and if_none is not None and not _ended(pending):
-                if_none()  # for what the strategy keeps of it; the text itself is not tested here
-        finally:
-            ledger.oracle_seconds = counted
-        waited = time.monotonic()
-        ran_on = not _ended(pending)
-        verdict = pending.wait()
-        if ran_on:
-            ledger.oracle_seconds += time.monotonic() - started
-        else:
-            ended_at = getattr(pending, "ended_at", None)
-            ended = ended_at() if callable(ended_at) else None
-            ended = drawing if ended is None else min(max(ended, drawing), waited)
-            ledger.oracle_seconds += (ended - started) + (time.monotonic() - waited)
-        return upcoming, verdict
 
     def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
         failed = outcome is Outcome.FAIL

@@ -285,11 +285,6 @@ class Session:
     def lookup(self, key: bytes) -> Outcome | None:
         """The cached outcome of ``key``, from memory or else the persistent store."""
         cached = self._cache.get(key)
-        if cached is None and key in self._kinds:  # alike one read since it was keyed (drawn ahead of its turn)
-            cached = self._by_kind.get(self._kinds[key])
-            if cached is not None:
-                del self._kinds[key]
-                self._cache[key] = cached
         if cached is None and self.store is not None:
             cached = self.store.get(key)
             if cached is not None:
