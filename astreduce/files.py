@@ -233,8 +233,9 @@ class LatestWriter:
     the interpreter); data superseded before its turn is never written.
     Each write is still :func:`write_atomically`, so the file always holds
     one whole improvement, at worst the one before the newest when
-    astreduce is killed. :meth:`flush` waits until the newest is on disk; a
-    write's error is raised there, or by the next :meth:`put`.
+    astreduce is killed. :meth:`flush` waits until the newest is on disk
+    (:meth:`close` too, and ends the thread); a write's error is raised
+    there, or by the next :meth:`put`.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -242,12 +243,15 @@ class LatestWriter:
         self._newest: bytes | None = None
         self._writing = False
         self._error: OSError | None = None
+        self._closed = False
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
     def put(self, data: bytes) -> None:
         """Write ``data`` soon, instead of any data not yet written."""
         with self._changed:
+            if self._closed:
+                raise ValueError("the writer is closed")
             self._raise()
             self._newest = data
             if self._thread is None:
@@ -261,6 +265,13 @@ class LatestWriter:
             self._changed.wait_for(lambda: self._error is not None or (self._newest is None and not self._writing))
             self._raise()
 
+    def close(self) -> None:
+        """Flush, and let the thread end."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+        self.flush()
+
     def _raise(self) -> None:
         if self._error is not None:
             error, self._error = self._error, None
@@ -269,9 +280,10 @@ class LatestWriter:
     def _write_newest(self) -> None:
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._newest is not None)
+                self._changed.wait_for(lambda: self._newest is not None or self._closed)
+                if self._newest is None:
+                    return
                 data, self._newest, self._writing = self._newest, None, True
-            assert data is not None
             try:
                 write_atomically(self.path, data)
             except OSError as error:
@@ -281,6 +293,7 @@ class LatestWriter:
                 with self._changed:
                     self._writing = False
                     self._changed.notify_all()
+
 
 # --- trees of files -----------------------------------------------------------------
 

@@ -298,9 +298,10 @@ def test_the_latest_writer_leaves_the_newest_improvement_whole_on_disk(tmp_path:
         writer.put(text)
         if target.exists():
             seen.add(target.read_bytes())  # whatever moment it is read at: one whole improvement
-    writer.flush()
+    writer.close()
     assert target.read_bytes() == texts[-1]
     assert seen <= set(texts)
+    assert writer._thread is not None and not writer._thread.is_alive()
     assert [p.name for p in tmp_path.iterdir()] == ["out.py"], "no temporary left behind"
 
 

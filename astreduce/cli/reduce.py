@@ -170,7 +170,7 @@ def _reduce_file(
         )
         save(result.text)
     finally:
-        writer.flush()  # whatever ends the reduction, the newest improvement is on disk before it exits
+        writer.close()  # whatever ends the reduction, the newest improvement is on disk before it exits
     if report_path is not None:
         write_report(report_path, result, str(file), str(target), config.options)
     _print_result(result, file, target, quiet, show=not is_stdout(report_path))
