@@ -47,8 +47,8 @@ def parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
         return None
 
 
-def check_parses(text: str, filename: str, parser: ForeignParser | None = None) -> None:
-    """Raise UsageError naming line and column when ``text`` is not a valid module."""
+def check_parses(text: str, filename: str, parser: ForeignParser | None = None) -> Tree:
+    """``text``'s tree; raise UsageError naming line and column when ``text`` is not a valid module."""
     if "\0" in text:  # Python's own message has no position (3.11) or a misleading one
         before = text[: text.index("\0")]
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
@@ -57,10 +57,7 @@ def check_parses(text: str, filename: str, parser: ForeignParser | None = None) 
             "use --strategy lines, chars or tokens for input that is not valid Python"
         )
     try:
-        if parser is not None:
-            parser.parse(text, filename)
-        else:
-            parse(text, filename)
+        return parser.parse(text, filename) if parser is not None else parse(text, filename)
     except SyntaxError as error:
         where = f"{error.lineno}:{error.offset}" if error.lineno else "?"
         raise UsageError(
