@@ -139,3 +139,11 @@ def test_statements_that_never_run_or_do_nothing_leave_no_trace_in_the_key(key: 
     assert key("x = 1\nif x:\n    raise ValueError(x)\ny = 2\n") != key("x = 1\nif x:\n    raise ValueError(x)\nz = 2\n")
     assert key("while True:\n    break\ny = 2\n") != key("while True:\n    break\nz = 2\n")
     assert key("x = 1\nraise ValueError(x)\ny = (\n") is None  # dead, but it must still compile
+
+
+def test_where_a_class_starts_is_layout_but_a_number_equal_to_that_line_is_code() -> None:
+    # 3.13 stores a class's first line in its body's code (__firstlineno__): a blank line above the
+    # class must not change the key; the same constant loaded as a value must still count
+    assert code_key("class A:\n    x = 0\n") == code_key("\n\nclass A:\n    x = 0\n")
+    assert _statements_key()("y = 1\nclass A:\n    x = 0\n") == _statements_key()("y = 1\n\n\nclass A:\n    x = 0\n")
+    assert code_key("class A:\n    x = 1\n") != code_key("\nclass A:\n    x = 2\n")

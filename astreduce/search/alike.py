@@ -80,9 +80,13 @@ def _one_digest(code: types.CodeType, known: dict[int, tuple[types.CodeType, byt
             return seen[1]
     hashed = hashlib.blake2b(code.co_code, digest_size=20)
     constants: list[object] = []
-    kinds = bytearray()  # 0 a value, 1 a code object (its digest), 2 a frozenset
-    for constant in code.co_consts:
-        if type(constant) is types.CodeType:
+    kinds = bytearray()  # 0 a value, 1 a code object (its digest), 2 a frozenset, 3 where a class starts
+    where = _class_lines(code)
+    for index, constant in enumerate(code.co_consts):
+        if index in where:
+            constants.append(None)
+            kinds.append(3)
+        elif type(constant) is types.CodeType:
             constants.append(_one_digest(constant, known))
             kinds.append(1)
         elif type(constant) is frozenset:
@@ -107,6 +111,25 @@ def _one_digest(code: types.CodeType, known: dict[int, tuple[types.CodeType, byt
             known.clear()
         known[id(code)] = (code, found)
     return found
+
+
+def _class_lines(code: types.CodeType) -> frozenset[int]:
+    """The constants of a class body that only say on which line the class starts (``__firstlineno__``,
+    3.13 on): layout, like the line numbers a digest leaves out. One the body also loads elsewhere (an
+    equal number) stays: the code that uses it would be hidden too."""
+    if "__firstlineno__" not in code.co_names:
+        return frozenset()
+    loads: dict[int, int] = {}
+    stored: set[int] = set()
+    previous: dis.Instruction | None = None
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("LOAD_CONST", "RETURN_CONST") and instruction.arg is not None:
+            loads[instruction.arg] = loads.get(instruction.arg, 0) + 1
+        elif instruction.opname == "STORE_NAME" and instruction.argval == "__firstlineno__" and previous is not None:
+            if previous.opname == "LOAD_CONST" and previous.arg is not None:
+                stored.add(previous.arg)
+        previous = instruction
+    return frozenset(index for index in stored if loads[index] == 1)
 
 
 #: Code objects whose digests a :class:`CodeKey` keeps (all forgotten at once past this many).
