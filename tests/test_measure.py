@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from astreduce.source.measure import Measure, common_length, measure
+from astreduce.source.difference import common_length
+from astreduce.source.measure import Measure, measure
 
 #: Texts where a line at column 0 is no statement's start, or that do not tokenize at all.
 TRICKY = {

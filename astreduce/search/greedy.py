@@ -43,7 +43,7 @@ from astreduce.dd.minimise import DEFAULT, minimise
 from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
-from astreduce.source.measure import common_length
+from astreduce.source.difference import common_length
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from astreduce.source.difference import common_length
 from astreduce.source.fstrings import token_count
 from astreduce.source.statements import class_parts, member_starts, starts
 
@@ -271,40 +272,3 @@ def size_change(text: str, candidate: str) -> tuple[int, int, int]:
     old = _approximate(text[start:end])
     new = _approximate(candidate[start : end + delta])
     return (new[0] - old[0], new[1] - old[1], new[2] - old[2])
-
-
-def common_length(a: str, b: str, limit: int, from_end: bool = False) -> int:
-    """Length of the common prefix (or suffix) of ``a`` and ``b``, at most ``limit``.
-
-    Compared a block at a time, at C speed, then bisected inside the first
-    block that differs. A slice copies, so bisecting the whole of two 100 KB
-    candidates copied them about 17 times over; this copies each once.
-    """
-    done = 0
-    size = 0
-    while done < limit:
-        size = min(_BLOCK, limit - done)
-        if not _same(a, b, done, size, from_end):
-            break
-        done += size
-    else:
-        return limit
-    low, high = 0, size - 1  # the block differs: so does its whole
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _same(a, b, done, middle, from_end):
-            low = middle
-        else:
-            high = middle - 1
-    return done + low
-
-
-#: The block :func:`common_length` compares at once.
-_BLOCK = 16384
-
-
-def _same(a: str, b: str, done: int, size: int, from_end: bool) -> bool:
-    """Whether the ``size`` characters after the first ``done`` (from the end: before the last ``done``) agree."""
-    if from_end:
-        return a[len(a) - done - size : len(a) - done] == b[len(b) - done - size : len(b) - done]
-    return a[done : done + size] == b[done : done + size]
