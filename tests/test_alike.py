@@ -13,6 +13,8 @@ from astreduce.oracles import Target
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.pieces import ModuleCode
 from astreduce.search.alike import CodeKey, code_key
+from astreduce.source.statements import Cut, recut
+from astreduce.source.statements import starts as statement_starts
 
 STDLIB = Path(argparse.__file__).parent
 SOURCES = [(STDLIB / name).read_text() for name in ("argparse.py", "shlex.py", "textwrap.py", "fractions.py")]
@@ -147,3 +149,48 @@ def test_where_a_class_starts_is_layout_but_a_number_equal_to_that_line_is_code(
     assert code_key("class A:\n    x = 0\n") == code_key("\n\nclass A:\n    x = 0\n")
     assert _statements_key()("y = 1\nclass A:\n    x = 0\n") == _statements_key()("y = 1\n\n\nclass A:\n    x = 0\n")
     assert code_key("class A:\n    x = 1\n") != code_key("\nclass A:\n    x = 2\n")
+
+
+#: Lines a change may add: starts and non-starts of statements, and what makes a piece incomplete.
+_ADDED_LINES = ["x = 1\n", "    y = 2\n", "else:\n", ")\n", "# note\n", "\n", '"""\n', "@f\n", "def g():\n", "class C:\n", "finally\n", "z = (\n"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(source=st.sampled_from([*SOURCES, "".join(TRICKY.values()), "".join(TRICKY_CLASSES.values())]), data=st.data())
+def test_a_text_cut_from_the_one_before_is_keyed_as_if_cut_alone(source: str, data: st.DataObject) -> None:
+    """Each candidate's key cuts it from the last candidate's pieces (what changed is cut and looked up):
+    the same key, and the same places, as a cut of the whole text."""
+    lines = source.splitlines(keepends=True)
+    following, alone = _statements_key(), _statements_key()
+    following(source)
+    for _ in range(3):
+        start = data.draw(st.integers(0, len(lines)))
+        removed = data.draw(st.integers(0, min(40, len(lines) - start)))
+        added = data.draw(st.lists(st.sampled_from(_ADDED_LINES), max_size=2))
+        candidate = "".join(lines[:start] + added + lines[start + removed :])
+        alone._cut = None  # cut whole
+        assert following(candidate) == alone(candidate)
+        if following._cut is not None and following._cut.text is candidate:
+            assert following._cut.starts == alone._cut.starts and following._cut.pieces == alone._cut.pieces  # type: ignore[union-attr]
+        if data.draw(st.booleans()):
+            lines = candidate.splitlines(keepends=True) or lines  # the next change is made to this one
+
+
+def _cut_whole(text: str) -> Cut:
+    places = tuple(statement_starts(text))
+    return Cut(text, places, places)
+
+
+@pytest.mark.parametrize("source", [*TRICKY.values(), *TRICKY_CLASSES.values(), "".join(TRICKY.values()), "a = 1\n\n\nb = 2\n\n\n\nc = 3\n" * 3])
+def test_a_recut_finds_the_starts_a_whole_cut_finds(source: str) -> None:
+    """Every change of a line (deleted, or one of the lines a change may add in its place): the places
+    where statements may start are those :func:`statement_starts` finds in the whole text."""
+    lines = source.splitlines(keepends=True)
+    for index in range(len(lines)):
+        for replacement in ([], *([line] for line in _ADDED_LINES)):
+            text = "".join(lines[:index] + replacement + lines[index + 1 :])
+            again = recut(_cut_whole(source), text)
+            if again is None:
+                continue
+            before = [at for at in statement_starts(source) if at < again.starts[0]]
+            assert before + again.starts == statement_starts(text), (index, replacement)

@@ -22,6 +22,7 @@ it compile, is keyed whole.
 
 from __future__ import annotations
 
+import bisect
 import dis
 import hashlib
 import marshal
@@ -32,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from astreduce.search.scheduler import digest
-from astreduce.source.statements import class_parts, declares_global, incomplete, member_starts
+from astreduce.source.statements import Cut, Recut, class_parts, declares_global, incomplete, member_starts, recut
 from astreduce.source.statements import starts as statement_starts
 
 __all__ = ["CodeKey", "code_key"]
@@ -188,18 +189,14 @@ class CodeKey:
         self._statement_keys: dict[int, tuple[types.CodeType, bytes]] = {}
         """The keys of statements' code objects seen, by identity: the oracle keeps one per statement text."""
         self._nothing = self._unit_key("")
+        self._cut: Cut | None = None
+        """The last text's cut into top-level pieces, and each piece's key: the next text's starts from it."""
+        self._cut_keys: list[bytes] = []
 
     def __call__(self, text: str) -> bytes | None:
         if "__future__" in text:
             return code_key(text)
-        starts = statement_starts(text)
-        first = 0
-        if not starts or starts[0] != 0:  # comments and blank lines before the first statement, or an error
-            if self._unit_key(text[: starts[0] if starts else len(text)]) != self._nothing:
-                return code_key(text)
-            first = 1
-            starts.insert(0, 0)
-        keys = self._pieces(text, starts, self._module_unit, first)
+        keys = self._keys_of(text)
         if keys is _WHOLE:
             return code_key(text)
         if not isinstance(keys, list):
@@ -211,6 +208,32 @@ class CodeKey:
             if key in self._stops:  # what follows never runs: the whole text's code drops it
                 break
         return _join(b"split", kept)
+
+    def _keys_of(self, text: str) -> list[bytes] | None | _Mark:
+        """The keys of ``text``'s top-level statements (pieces), cut from the last text's (see
+        :func:`~astreduce.source.statements.recut`): a candidate's pieces before and after its change are
+        its base's, and so are their keys; only the changed middle is cut and looked up."""
+        cut = self._cut
+        again = recut(cut, text) if cut is not None else None
+        if cut is not None and again is not None:
+            keys = self._cut_keys[: again.head]
+            places = list(cut.pieces[: again.head])
+            found = self._pieces(text, again.starts, self._module_unit, -1, (keys, places), (again, cut, self._cut_keys))
+            starts = [*cut.starts[: bisect.bisect_left(cut.starts, again.starts[0])], *again.starts]
+        else:
+            starts = statement_starts(text)
+            first = 0
+            if not starts or starts[0] != 0:  # comments and blank lines before the first statement, or an error
+                if self._unit_key(text[: starts[0] if starts else len(text)]) != self._nothing:
+                    return _WHOLE
+                first = 1
+                starts.insert(0, 0)
+            keys, places = [], []
+            found = self._pieces(text, starts, self._module_unit, first, (keys, places))
+        if isinstance(found, list):
+            self._cut = Cut(text, tuple(starts), tuple(places))
+            self._cut_keys = keys
+        return found
 
     def _module_unit(self, piece: str, first: bool) -> bytes | None | _Mark:
         """A top-level statement's key: only the module's first statement may be its docstring
@@ -279,16 +302,29 @@ class CodeKey:
         return _join(b"class", keys)
 
     def _pieces(
-        self, text: str, starts: list[int], unit: Callable[[str, bool], bytes | None | _Mark], first: int
+        self, text: str, starts: list[int], unit: Callable[[str, bool], bytes | None | _Mark], first: int,
+        found: tuple[list[bytes], list[int]] | None = None, again: tuple[Recut, Cut, list[bytes]] | None = None,
     ) -> list[bytes] | None | _Mark:
         """The keys of ``text`` cut at ``starts``: a piece that is incomplete ends inside a statement (a
         docstring's lines, a decorator), so it takes the next piece, then the next two, four... until it
         compiles; :data:`_MORE` if the text ends first, None if a piece has an error no more lines mend
-        (then the text does not compile whole either)."""
+        (then the text does not compile whole either).
+
+        ``found``: the keys and the places of the pieces before ``starts[0]``, which the cut goes on (-1 as
+        ``first``: none of these pieces is the text's first statement); ``again``: once a piece starts where
+        one of the last cut's does in its unchanged end, the rest are that cut's (its pieces' keys given)."""
         ends = [*starts[1:], len(text)]
-        keys: list[bytes] = []
+        keys, places = found if found is not None else ([], [])
         opening = index = first
+        if first < 0:
+            index = 0
         while index < len(starts):
+            if again is not None and starts[index] in again[0].tail:
+                recut_, cut, cut_keys = again
+                known = recut_.tail[starts[index]]
+                keys.extend(cut_keys[known:])
+                places.extend(at + recut_.shift for at in cut.pieces[known:])
+                return keys
             width = 1
             while True:
                 last = min(len(starts), index + width) - 1
@@ -302,6 +338,7 @@ class CodeKey:
                 width *= 2
             assert isinstance(key, bytes)
             keys.append(key)
+            places.append(starts[index])
             index = last + 1
         return keys
 

@@ -13,13 +13,20 @@ takes the next.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import symtable
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-__all__ = ["NEXT_STATEMENT", "STATEMENT_START", "class_parts", "declares_global", "incomplete", "member_starts", "starts"]
+from astreduce.source.difference import common_length
+
+__all__ = [
+    "NEXT_STATEMENT", "STATEMENT_START", "Cut", "Recut", "class_parts", "declares_global", "incomplete", "member_starts",
+    "recut", "starts",
+]
 
 #: Where a top-level statement may start: a line's first character, not blank, not a comment, not what
 #: continues the statement before (a closing bracket, ``else``, ``elif``, ``except``, ``finally``); a
@@ -49,6 +56,69 @@ def starts(text: str, first: re.Pattern[str] = STATEMENT_START, after: re.Patter
 
 
 _last: tuple[str | None, re.Pattern[str] | None, re.Pattern[str] | None, tuple[int, ...]] = (None, None, None, ())
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A text cut into pieces at some of its :func:`starts`: each piece one statement, or several where
+    one did not compile alone and took the next. The next text is cut from it (:func:`recut`)."""
+
+    text: str
+    starts: tuple[int, ...]
+    """Every place a piece may start (:func:`starts`)."""
+    pieces: tuple[int, ...]
+    """Where each piece starts; one ends where the next starts, the last with the text."""
+
+
+@dataclass(frozen=True)
+class Recut:
+    """How a text is cut from the :class:`Cut` of one before it: it has the old cut's first ``head``
+    pieces, at the same places; from the end of those on it is cut at ``starts``; and where the cut of
+    it reaches a place in ``tail``, the pieces from there to the end are the old cut's, ``shift`` later."""
+
+    head: int
+    starts: list[int]
+    tail: dict[int, int]
+    """A place in the text → the index of the old cut's piece that starts there."""
+    shift: int
+
+
+#: How far past a place the text decides whether a statement starts there (the longest word the
+#: pattern looks at, ``finally``, and the boundary after it), with room to spare.
+_DECIDED = 16
+
+
+def recut(cut: Cut, text: str) -> Recut | None:
+    """How to cut ``text`` from ``cut`` at the cost of what changed (None: nothing before the change to
+    keep; cut it whole).
+
+    ``text`` and the old text share a prefix and a suffix. A piece that ends
+    well inside the prefix is the same piece of ``text`` (its statements and
+    whether it compiles alone are in its own text, and where the next one
+    starts is decided by the characters just after it). So are the starts
+    inside the suffix, and a piece that starts at one of them, once the cut
+    of the changed middle reaches it: the pieces after it are the old ones.
+    Only the middle is searched for starts.
+    """
+    old = cut.text
+    limit = min(len(old), len(text))
+    prefix = common_length(old, text, limit)
+    suffix = common_length(old, text, limit - prefix, from_end=True)
+    pieces = cut.pieces
+    head = bisect.bisect_right(pieces, prefix - _DECIDED) - 1  # the pieces that end (where the next starts) in the prefix
+    if head <= 0:
+        return None
+    resume = pieces[head]  # a start in both texts, after a newline
+    shift = len(text) - len(old)
+    same_from = len(old) - suffix + 1  # a start here or later: its newline and the text after it are the suffix's
+    tail_starts = [at + shift for at in cut.starts[bisect.bisect_left(cut.starts, same_from) :]]
+    # up to the first start of the suffix, its newline included: the newlines before it see what follows them
+    end = tail_starts[0] if tail_starts else len(text)
+    middle = [m.start() + 1 for m in NEXT_STATEMENT.finditer(text, resume - 1, end)]
+    if tail_starts and middle and middle[-1] == end:  # that newline, seen as the text's last character
+        middle.pop()
+    tail = {at + shift: index for index, at in enumerate(pieces) if at >= same_from}
+    return Recut(head, middle + tail_starts, tail, shift)
 
 
 @functools.lru_cache(maxsize=16)
