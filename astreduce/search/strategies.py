@@ -323,8 +323,17 @@ def run_hdd(session: Session, plan: Plan) -> None:
             return
 
 
-def _statement_level(tree: Tree, node_id: int) -> int:
-    return sum(1 for a in tree.ancestors(node_id) if is_statement(tree.nodes[a].kind))
+def _statement_levels(tree: Tree) -> dict[int, int]:
+    """Each statement's level: how many statements it is nested in (in one pass: a parent comes first)."""
+    around = [0] * len(tree.nodes)  # the statements a node is, or is nested in
+    levels: dict[int, int] = {}
+    for node in tree.nodes[1:]:
+        level = around[node.parent]
+        if is_statement(node.kind):
+            levels[node.id] = level
+            level += 1
+        around[node.id] = level
+    return levels
 
 
 @dataclass(frozen=True)
@@ -355,7 +364,7 @@ def _levels(plan: Plan, tree: Tree, transform: Transform, kind: str) -> _Levels:
     if (kind, transform.name) not in known:
         by_level: dict[int, list[Opportunity]] = {}
         if kind == "statements":
-            level = {n.id: _statement_level(tree, n.id) for n in tree.nodes[1:] if is_statement(n.kind)}
+            level = _statement_levels(tree)
             for o in _offered(plan, tree, transform):
                 if o.target in level:
                     by_level.setdefault(level[o.target], []).append(o)

@@ -137,6 +137,7 @@ class Tree:
     syntax: list[ast.AST] | None = field(default=None, compare=False, repr=False)
     """The ``ast`` nodes the tree was built from, by node id (None: built elsewhere, by another interpreter):
     the scope analysis reads them instead of parsing the text again."""
+    _by_kind: dict[str, list[Node]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def root(self) -> Node:
@@ -156,6 +157,18 @@ class Tree:
 
     def is_droppable(self, node_id: int) -> bool:
         return node_id in self.element_of or node_id in self.drop_spans
+
+    def of_kinds(self, kinds: frozenset[str]) -> list[Node]:
+        """The nodes of ``kinds`` in pre-order (every node if ``kinds`` is empty), from an index made once
+        per tree: each transform asks for its own kinds, and most are rare."""
+        if not kinds:
+            return self.nodes
+        if self._by_kind is None:
+            self._by_kind = {}
+            for node in self.nodes:
+                self._by_kind.setdefault(node.kind, []).append(node)
+        found = [self._by_kind[kind] for kind in kinds if kind in self._by_kind]
+        return found[0] if len(found) == 1 else sorted(node for nodes in found for node in nodes)  # by id first
 
     def ancestors(self, node_id: int) -> Iterator[int]:
         parent = self.nodes[node_id].parent

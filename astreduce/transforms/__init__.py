@@ -69,9 +69,8 @@ class Transform:
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         """Every proposal of this transform on ``tree``, in pre-order."""
-        kinds = self.node_kinds
-        for node in tree.nodes:
-            if kinds and node.kind not in kinds or is_fstring_part(tree, node.id):
+        for node in tree.of_kinds(self.node_kinds):
+            if is_fstring_part(tree, node.id):
                 continue  # an f-string's own syntax is never replaced
             for rank, edit in enumerate(self.replacements(node, tree)):
                 if isinstance(edit, str):
@@ -109,8 +108,7 @@ class ScopeTransform(Transform, Generic[Subject]):
 
     def walk(self, a: Analysis) -> Iterable[Subject]:
         """The subjects, in order: by default every node of ``node_kinds``, in pre-order."""
-        kinds = self.node_kinds
-        nodes = [node for node, n in zip(a.asts, a.tree.nodes) if not kinds or n.kind in kinds]
+        nodes = [a.asts[n.id] for n in a.tree.of_kinds(self.node_kinds)]
         return cast("list[Subject]", nodes)  # the kinds are those of the type a subclass names
 
     def proposals(self, a: Analysis, subject: Subject) -> Iterator[Opportunity]:
