@@ -282,7 +282,11 @@ def _current_tree(session: Session, plan: Plan) -> Tree | None:
 
 def _tree_of(plan: Plan, text: str) -> Tree | None:
     if plan.last_parsed is None or plan.last_parsed[0] != text:
-        plan.last_parsed = (text, plan.parse(text))
+        last = plan.last_parsed[1] if plan.last_parsed is not None else None
+        if plan.parse is parse_or_none and last is not None:  # the statements a pass left alone are copied
+            plan.last_parsed = (text, parse_or_none(text, like=last))
+        else:
+            plan.last_parsed = (text, plan.parse(text))
     return plan.last_parsed[1]
 
 

@@ -36,10 +36,19 @@ from typing import Any, NamedTuple
 
 try:
     from astreduce.source.fstrings import part_spans
-    from astreduce.source.spans import SPACE, Positions, star_before, synthetic_span, widen
+    from astreduce.source.model import STATEMENTS as STATEMENTS
+    from astreduce.source.model import Element as Element
+    from astreduce.source.model import Item as Item
+    from astreduce.source.model import Node as Node
+    from astreduce.source.model import Sequence as Sequence
+    from astreduce.source.model import Tree as Tree
+    from astreduce.source.model import is_fstring_part as is_fstring_part
+    from astreduce.source.model import is_statement as is_statement
+    from astreduce.source.spans import SPACE, Positions, forward, star_before, synthetic_span, widen
 except ImportError:  # run alone as a script by another interpreter (wire.py): the sibling modules
     from fstrings import part_spans  # type: ignore[import-not-found,no-redef]  # the script's folder is on sys.path
-    from spans import SPACE, Positions, star_before, synthetic_span, widen  # type: ignore[import-not-found,no-redef]  # idem
+    from model import STATEMENTS, Element, Item, Node, Sequence, Tree, is_fstring_part, is_statement  # type: ignore[import-not-found,no-redef]  # idem
+    from spans import SPACE, Positions, forward, star_before, synthetic_span, widen  # type: ignore[import-not-found,no-redef]  # idem
 
 #: ``ast`` classes that are not nodes of the model: they carry no position.
 SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
@@ -48,144 +57,16 @@ SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, a
 #: are (before 3.12 with spans from :mod:`astreduce.source.fstrings`).
 OPAQUE: tuple[type[ast.AST], ...] = ()
 
-class Node(NamedTuple):
-    """One syntax-tree node: identity, place in the tree and exact span (a named tuple: a large
-    module has tens of thousands, made again on every parse, and a tuple is made fastest)."""
-
-    id: int
-    kind: str
-    parent: int
-    """Parent id; -1 for the module."""
-    field: str
-    """Field of the parent holding this node ('' for the module)."""
-    index: int  # type: ignore[assignment]  # a field named as tuple's method: the field is what is read
-    """Position in that field when it is a list, else -1."""
-    start: int
-    end: int
-    depth: int
-    name: str | None = None
-    """Identifier of Name, FunctionDef, ClassDef, arg, alias, keyword, Attribute (attr)."""
-    constant: str | None = None
-    """For Constant: the value's type name ('str', 'int', 'NoneType', ...)."""
-
-
-class Element(NamedTuple):
-    """One element of a :class:`Sequence`; dropping ``key`` drops the whole element (a named tuple,
-    as :class:`Node` is: a parse makes one for every statement, argument and item)."""
-
-    key: int
-    start: int
-    end: int
-    nodes: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Sequence:
-    """Sibling elements separated by original text (commas, newlines, ``and``)."""
-
-    id: int
-    owner: int
-    kind: str
-    """'block', 'comma', 'tuple', 'decorators', 'handlers', 'boolop', 'ifs', 'generators', 'cases'."""
-    elements: tuple[Element, ...]
-    empty: str
-    """Text that replaces the sequence when every element is dropped ('pass' for blocks)."""
-    min_kept: int = 0
-    """Fewer elements than this never make valid syntax (an import needs one name)."""
-    ids: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
-    """Every element key and node id inside, with its element's index: rendering asks whether an edit
-    touches the sequence, and which elements it touches (so a candidate costs its edits, not the sequence)."""
-
-    def __post_init__(self) -> None:
-        if not self.ids:
-            for index, element in enumerate(self.elements):
-                self.ids[element.key] = index
-                for node in element.nodes:
-                    self.ids[node] = index
-
-    @property
-    def start(self) -> int:
-        return self.elements[0].start
-
-    @property
-    def end(self) -> int:
-        return self.elements[-1].end
-
-
-#: An item in a node's splice list: a child node id, or a sequence.
-Item = int | Sequence
-
-
-@dataclass
-class Tree:
-    """A parsed module: nodes in pre-order, sequences, drop spans, indentation."""
-
-    text: str
-    nodes: list[Node]
-    fields: list[dict[str, tuple[int, ...]]]
-    """Per node, each field's child ids (single children as 1-tuples)."""
-    items: list[tuple[Item, ...]]
-    """Per node, its direct children and sequences in source order, for splicing."""
-    element_of: dict[int, tuple[Sequence, int]]
-    """Node id of an element key → its sequence and position."""
-    drop_spans: dict[int, tuple[int, int]]
-    """Node id → the text span that goes when the node is dropped as an optional part."""
-    indents: dict[int, str]
-    """Statement id → its indentation, for statements that begin a line."""
-    blocks: dict[tuple[int, str], Sequence] = field(default_factory=dict)
-    """(owner id, field) → the statement sequence of that block."""
-    syntax: list[ast.AST] | None = field(default=None, compare=False, repr=False)
-    """The ``ast`` nodes the tree was built from, by node id (None: built elsewhere, by another interpreter):
-    the scope analysis reads them instead of parsing the text again."""
-    _by_kind: dict[str, list[Node]] | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def root(self) -> Node:
-        return self.nodes[0]
-
-    def children(self, node_id: int) -> Iterator[int]:
-        for ids in self.fields[node_id].values():
-            yield from ids
-
-    def child(self, node_id: int, field_name: str) -> int | None:
-        ids = self.fields[node_id].get(field_name, ())
-        return ids[0] if ids else None
-
-    def source(self, node_id: int) -> str:
-        node = self.nodes[node_id]
-        return self.text[node.start : node.end]
-
-    def is_droppable(self, node_id: int) -> bool:
-        return node_id in self.element_of or node_id in self.drop_spans
-
-    def of_kinds(self, kinds: frozenset[str]) -> list[Node]:
-        """The nodes of ``kinds`` in pre-order (every node if ``kinds`` is empty), from an index made once
-        per tree: each transform asks for its own kinds, and most are rare."""
-        if not kinds:
-            return self.nodes
-        if self._by_kind is None:
-            self._by_kind = {}
-            for node in self.nodes:
-                self._by_kind.setdefault(node.kind, []).append(node)
-        found = [self._by_kind[kind] for kind in kinds if kind in self._by_kind]
-        return found[0] if len(found) == 1 else sorted(node for nodes in found for node in nodes)  # by id first
-
-    def ancestors(self, node_id: int) -> Iterator[int]:
-        parent = self.nodes[node_id].parent
-        while parent >= 0:
-            yield parent
-            parent = self.nodes[parent].parent
-
-    def descendants(self, node_id: int) -> Iterator[int]:
-        stack = list(self.children(node_id))
-        while stack:
-            current = stack.pop()
-            yield current
-            stack.extend(self.children(current))
-
-
-def parse(text: str, filename: str = "<input>") -> Tree:
+def parse(text: str, filename: str = "<input>", like: Tree | None = None) -> Tree:
     """Parse ``text`` into a :class:`Tree`.
+
+    ``like``: the tree of an earlier text (the base of a change): its
+    top-level statements that ``text`` has unchanged are copied, their ids
+    and offsets shifted, instead of numbered again. A statement's nodes and
+    spans are in its own text (a top-level statement parses alone, and no
+    span reaches past it), so the copy is the tree a whole parse makes. The
+    ``ast`` nodes of a copied statement are the earlier tree's: their line
+    numbers are the earlier text's, and nothing reads them.
 
     Raises:
         SyntaxError: the text is not a valid module for this interpreter.
@@ -194,7 +75,7 @@ def parse(text: str, filename: str = "<input>") -> Tree:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarnings belong to the candidate, not to us
         module = ast.parse(text, filename=filename, type_comments=False)
-    return _Builder(text).build(module)
+    return _Builder(text).build(module, like if like is not None and like.syntax is not None else None)
 
 
 class _Builder:
@@ -209,8 +90,11 @@ class _Builder:
 
     # --- numbering -------------------------------------------------------
 
-    def build(self, module: ast.Module) -> Tree:
-        self._number(module)
+    def build(self, module: ast.Module, like: Tree | None = None) -> Tree:
+        if like is None:
+            self._number(numbered(module), settle=True)
+        else:
+            self._number_like(module, like)
         tree = Tree(
             text=self.text,
             nodes=self.nodes,
@@ -224,11 +108,70 @@ class _Builder:
         _Structure(self, tree).build()
         return tree
 
-    def _number(self, module: ast.Module) -> None:
+    def _number_like(self, module: ast.Module, like: Tree) -> None:
+        """Number ``module``, copying from ``like`` each statement of the module's or a class's body whose
+        text it has (see :func:`parse`): a pass that changed one method numbers that method."""
+        self._known = _statements_by_text(like)
+        self._like = like
+        self._number(iter([(module, -1, "", -1, 0)]))
+        self._body(module.body, 0, 1)
+        self._settle()
+
+    def _body(self, body: list[ast.stmt], parent: int, depth: int) -> None:
+        for index, statement in enumerate(body):
+            start, end = self._span(statement, type(statement))
+            found = self._known.get(self.text[start:end])
+            if found is not None:
+                body[index] = self._copy(*found, start, parent, index, depth)  # the tree holds the nodes numbered
+            elif type(statement) is ast.ClassDef:
+                self._class(statement, parent, index, depth)
+            else:
+                self._number(numbered(statement, (statement, parent, "body", index, depth), len(self.nodes)))
+
+    def _class(self, statement: ast.ClassDef, parent: int, index: int, depth: int) -> None:
+        """A class numbered as :func:`numbered` would (its fields in order, each child's nodes before the
+        next child's), its body statement by statement."""
+        class_id = len(self.nodes)
+        self._number(iter([(statement, parent, "body", index, depth)]))
+        for name in statement._fields:
+            value: Any = getattr(statement, name, None)
+            if name == "body":
+                self._body(value, class_id, depth + 1)
+            elif type(value) is list:
+                for i, item in enumerate(value):
+                    if _modelled(item):
+                        self._number(numbered(item, (item, class_id, name, i, depth + 1), len(self.nodes)))
+            elif _modelled(value):
+                self._number(numbered(value, (value, class_id, name, -1, depth + 1), len(self.nodes)))
+
+    def _copy(self, old_id: int, old_end: int, start: int, parent: int, index: int, depth: int) -> ast.stmt:
+        """Append the nodes of the earlier tree's statement ``old_id`` (its nodes up to ``old_end``), moved to
+        ``start`` in this text, as statement ``index`` of ``parent``'s body; its ``ast`` node."""
+        nodes, fields, asts, like = self.nodes, self.fields, self.asts, self._like
+        new_id = len(nodes)
+        moved = new_id - old_id
+        shift = start - like.nodes[old_id].start
+        deeper = depth - like.nodes[old_id].depth
+        old_fields, old_asts = like.fields, like.syntax
+        assert old_asts is not None
+        gathering: dict[str, Any] = fields[parent]  # lists while gathering
+        gathering.setdefault("body", []).append(new_id)
+        for node in like.nodes[old_id:old_end]:
+            nodes.append(
+                Node(node.id + moved, node.kind, node.parent + moved, node.field, node.index, node.start + shift,
+                     node.end + shift, node.depth + deeper, node.name, node.constant)
+            )
+            entry = old_fields[node.id]
+            fields.append({name: tuple([child + moved for child in ids]) for name, ids in entry.items()} if entry else {})
+        asts.extend(old_asts[old_id:old_end])
+        nodes[new_id] = nodes[new_id]._replace(parent=parent, index=index)
+        return asts[new_id]  # type: ignore[return-value]  # a statement's
+
+    def _number(self, entries: Iterator[tuple[ast.AST, int, str, int, int]], settle: bool = False) -> None:
         # the hot loop of every parse (a large module has tens of thousands of nodes): locals, and each
         # child's id appended to its parent's field as it comes (pre-order: in id order)
         nodes, fields, asts, span = self.nodes, self.fields, self.asts, self._span
-        for node, parent, field_name, index, depth in numbered(module):
+        for node, parent, field_name, index, depth in entries:
             node_id = len(nodes)
             kind = type(node)
             start, end = span(node, kind)
@@ -245,9 +188,17 @@ class _Builder:
                     entry[field_name] = [node_id]
                 else:
                     ids.append(node_id)
-        for entry in fields:
-            for name, gathered in entry.items():
-                entry[name] = tuple(sorted(gathered, key=lambda i: nodes[i].start) if len(gathered) > 1 else gathered)
+        if settle:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Each field's children gathered as lists, as tuples in the text's order (copied ones are tuples)."""
+        nodes = self.nodes
+        for entry in self.fields:
+            gathering: dict[str, Any] = entry
+            for name, gathered in gathering.items():
+                if type(gathered) is list:
+                    entry[name] = tuple(sorted(gathered, key=lambda i: nodes[i].start) if len(gathered) > 1 else gathered)
 
     def span_of(self, node: ast.AST) -> tuple[int, int]:
         return self._span(node, type(node))
@@ -291,6 +242,24 @@ _MODULE, _EXPRESSION, _FSTRING, _DEFINITION, _OTHER = "module", "expression", "f
 _SHAPES: dict[type, str] = {}
 
 
+def _statements_by_text(tree: Tree) -> dict[str, tuple[int, int]]:
+    """The statements of ``tree``'s module body and of its classes' bodies, by their text: each one's id and
+    the id after its last node (a node's descendants follow it in pre-order, deeper than it)."""
+    nodes = tree.nodes
+    ends = [len(nodes)] * len(nodes)
+    open_: list[int] = []
+    for node in nodes:
+        while open_ and nodes[open_[-1]].depth >= node.depth:
+            ends[open_.pop()] = node.id
+        open_.append(node.id)
+    known: dict[str, tuple[int, int]] = {}
+    text = tree.text
+    for node in nodes:
+        if node.field == "body" and (node.parent == 0 or nodes[node.parent].kind == "ClassDef"):
+            known.setdefault(text[node.start : node.end], (node.id, ends[node.id]))
+    return known
+
+
 def _shape(kind: type) -> str:
     if issubclass(kind, ast.Module):
         return _MODULE
@@ -303,15 +272,18 @@ def _shape(kind: type) -> str:
     return _OTHER
 
 
-def numbered(module: ast.Module) -> Iterator[tuple[ast.AST, int, str, int, int]]:
+def numbered(
+    module: ast.AST, first: tuple[ast.AST, int, str, int, int] | None = None, first_id: int = 0
+) -> Iterator[tuple[ast.AST, int, str, int, int]]:
     """The model's nodes in id order (pre-order): (ast node, parent id, field, index, depth).
 
     The one numbering: :class:`Tree` is built from it, and the scope analysis
     numbers its own parse of a tree's text with it. Iterative: deep expressions
-    must not hit the recursion limit.
+    must not hit the recursion limit. ``first`` and ``first_id``: a subtree's
+    root entry and id (a module's statement numbered on its own).
     """
-    stack: list[tuple[ast.AST, int, str, int, int]] = [(module, -1, "", -1, 0)]
-    node_id = 0
+    stack: list[tuple[ast.AST, int, str, int, int]] = [first or (module, -1, "", -1, 0)]
+    node_id = first_id
     modelled = _modelled
     while stack:
         entry = stack.pop()
@@ -558,10 +530,9 @@ class _Structure:
         return elements
 
     def _header_start(self, node_id: int) -> int:
-        """Offset of ``def``/``class``/``async`` of a decorated definition."""
-        definition = self.b.asts[node_id]
-        assert isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        return self.b.pos.offset(definition.lineno, definition.col_offset)
+        """Offset of ``def``/``class``/``async`` of a decorated definition: what follows its last decorator
+        (read in the text: a statement copied from an earlier tree has that tree's ``ast`` positions)."""
+        return forward(self.text, self.tree.nodes[self.tree.fields[node_id]["decorator_list"][-1]].end)
 
     # --- drop spans ------------------------------------------------------
 
@@ -628,38 +599,10 @@ _NEEDS_ONE = frozenset(
     {"handlers", "boolop", "generators", "cases", "Import", "ImportFrom", "Delete", "With", "AsyncWith"}
 )
 
-#: Statement kinds: this interpreter's, and those of newer ones whose trees a
-#: foreign parser may hand us (``--python 3.12``: ``type X = ...``).
-STATEMENTS = frozenset(
-    name
-    for name in dir(ast)
-    if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.stmt)
-) | {"TypeAlias"}
-
-
-def is_statement(kind: str) -> bool:
-    return kind in STATEMENTS
-
-
-_FSTRINGS = frozenset({"JoinedStr", "FormattedValue"})
-
-
-def is_fstring_part(tree: Tree, node_id: int) -> bool:
-    """Whether the node is a field, a format spec or a literal piece of an f-string.
-
-    Those are syntax of the string, not expressions of their own: no text
-    may replace them. The expression inside a field is not a part.
-    """
-    node = tree.nodes[node_id]
-    if node.kind == "FormattedValue":
-        return True
-    return node.parent >= 0 and tree.nodes[node.parent].kind in _FSTRINGS and node.field != "value"
-
-
-def parse_or_none(text: str) -> Tree | None:
-    """Parse, or ``None`` when the text is not valid or nests too deeply."""
+def parse_or_none(text: str, like: Tree | None = None) -> Tree | None:
+    """Parse (``like``: see :func:`parse`), or ``None`` when the text is not valid or nests too deeply."""
     try:
-        return parse(text)
+        return parse(text, like=like)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
