@@ -156,13 +156,18 @@ class _Builder:
         assert old_asts is not None
         gathering: dict[str, Any] = fields[parent]  # lists while gathering
         gathering.setdefault("body", []).append(new_id)
-        for node in like.nodes[old_id:old_end]:
-            nodes.append(
-                Node(node.id + moved, node.kind, node.parent + moved, node.field, node.index, node.start + shift,
-                     node.end + shift, node.depth + deeper, node.name, node.constant)
-            )
-            entry = old_fields[node.id]
-            fields.append({name: tuple([child + moved for child in ids]) for name, ids in entry.items()} if entry else {})
+        if moved == shift == deeper == 0:  # before the change: the same nodes (trees are never changed)
+            nodes.extend(like.nodes[old_id:old_end])
+            fields.extend(old_fields[old_id:old_end])
+        else:
+            make = tuple.__new__  # a named tuple's own __new__ is a Python call: a third of the copy
+            for node in like.nodes[old_id:old_end]:
+                nodes.append(make(Node, (
+                    node.id + moved, node.kind, node.parent + moved, node.field, node.index, node.start + shift,
+                    node.end + shift, node.depth + deeper, node.name, node.constant,
+                )))
+                entry = old_fields[node.id]
+                fields.append({name: tuple([child + moved for child in ids]) for name, ids in entry.items()} if entry else {})
         asts.extend(old_asts[old_id:old_end])
         nodes[new_id] = nodes[new_id]._replace(parent=parent, index=index)
         return asts[new_id]  # type: ignore[return-value]  # a statement's
@@ -171,6 +176,7 @@ class _Builder:
         # the hot loop of every parse (a large module has tens of thousands of nodes): locals, and each
         # child's id appended to its parent's field as it comes (pre-order: in id order)
         nodes, fields, asts, span = self.nodes, self.fields, self.asts, self._span
+        make = tuple.__new__  # a named tuple's own __new__ is a Python call
         for node, parent, field_name, index, depth in entries:
             node_id = len(nodes)
             kind = type(node)
@@ -178,7 +184,7 @@ class _Builder:
             constant = type(node.value).__name__ if kind is ast.Constant else None  # type: ignore[attr-defined]  # a Constant
             name_field = _NAME_FIELDS.get(kind)
             name = None if name_field is None else _name_of(node, name_field)
-            nodes.append(Node(node_id, kind.__name__, parent, field_name, index, start, end, depth, name, constant))
+            nodes.append(make(Node, (node_id, kind.__name__, parent, field_name, index, start, end, depth, name, constant)))
             fields.append({})
             asts.append(node)
             if parent >= 0:
