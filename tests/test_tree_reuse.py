@@ -21,7 +21,16 @@ from astreduce.source.tree import Tree, parse, parse_or_none
 from astreduce.transforms import TextTransform, load_transforms
 
 STDLIB = Path(argparse.__file__).parent
-SOURCES = [(STDLIB / name).read_text() for name in ("argparse.py", "dataclasses.py", "functools.py", "typing.py")]
+#: Non-ASCII text (offsets are characters, ``ast`` columns UTF-8 bytes), CRLF line ends, decorators,
+#: nested classes, f-strings and a docstring at column 0 inside a class.
+MIXED = (
+    '"""Modül."""\r\nimport functools\r\n\r\n\r\nclass Äußere:\r\n    """Doc.\r\n\r\nx = 1\r\n"""\r\n'
+    "    größe = 'π'\r\n\r\n    class Innere:\r\n        @functools.cache\r\n        def f(self, a=1, *, b='ü'):\r\n"
+    "            return f'{a!r:>{b}}'  # café\r\n\r\n        @property\r\n        def g(self): return 2\r\n\r\n"
+    "    @staticmethod\r\n    def h(x: 'ñ' = (1, 2)) -> dict:\r\n        return {**{}, 'k': [y for y in x if y]}\r\n\r\n\r\n"
+    "def außen(*args, **kwargs):\r\n    with open(args[0]) as fh, open(args[1]):\r\n        pass\r\n    return 'ok'\r\n"
+)
+SOURCES = [MIXED] + [(STDLIB / name).read_text() for name in ("argparse.py", "dataclasses.py", "functools.py", "typing.py")]
 #: Transforms whose proposals need no run of the program.
 TRANSFORMS = [t for t in load_transforms() if t.name != "value-from-trace" and not isinstance(t, TextTransform)]
 
@@ -73,3 +82,18 @@ def test_a_chain_of_changes_parses_as_whole_parses(source: str, data: st.DataObj
         copied = parse(text, like=tree)
         assert_same(whole, copied)
         tree = copied
+
+
+def test_each_line_of_a_mixed_text_deleted_or_doubled_parses_as_a_whole_parse() -> None:
+    """Every line of a text with non-ASCII names, CRLF, decorators and nested classes, deleted or written
+    twice: what still parses, parsed from the tree of the whole."""
+    base = parse(MIXED)
+    lines = MIXED.splitlines(keepends=True)
+    compared = 0
+    for index in range(len(lines)):
+        for changed in (lines[:index] + lines[index + 1 :], lines[: index + 1] + lines[index:]):
+            whole = parse_or_none("".join(changed))
+            if whole is not None:
+                assert_same(whole, parse(whole.text, like=base))
+                compared += 1
+    assert compared > len(lines)

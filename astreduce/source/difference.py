@@ -43,7 +43,8 @@ _BLOCK = 16384
 
 
 def _same(a: str, b: str, done: int, size: int, from_end: bool) -> bool:
-    """Whether the ``size`` characters after the first ``done`` (from the end: before the last ``done``) agree."""
+    """Whether the ``size`` characters after the first ``done`` (from the end: before the last ``done``) agree
+    (one of the two copied: the other is compared in place)."""
     if from_end:
-        return a[len(a) - done - size : len(a) - done] == b[len(b) - done - size : len(b) - done]
-    return a[done : done + size] == b[done : done + size]
+        return a.endswith(b[len(b) - done - size : len(b) - done], 0, len(a) - done)
+    return a.startswith(b[done : done + size], done)

@@ -75,8 +75,9 @@ class Transform:
             for rank, edit in enumerate(self.replacements(node, tree)):
                 if isinstance(edit, str):
                     edit = Replacement.text(edit)
-                if fits_fstrings(tree, {node.id: edit}):
-                    yield Opportunity(self.name, node.id, {node.id: edit}, rank)
+                edits = {node.id: edit}
+                if not isinstance(edit, Replacement) or fits_fstrings(tree, edits):  # a drop writes no text
+                    yield Opportunity(self.name, node.id, edits, rank)
 
     @classmethod
     def summary(cls) -> str:
