@@ -132,17 +132,29 @@ class _Render:
         self.dirty = dirty
 
     def node(self, node_id: int) -> str:
+        out: list[str] = []
+        self._node(node_id, out)
+        return "".join(out)
+
+    def _node(self, node_id: int, out: list[str]) -> None:
+        """Append the node's text with its edits to ``out``: every level appends to one list, joined once
+        at the top (a level that joined its own pieces copied its whole span again, the module the file)."""
         edit = self.edits.get(node_id)
         node = self.nodes[node_id]
         if isinstance(edit, Replacement):
-            return self.replacement(node_id, edit)
-        if node_id not in self.dirty:
-            return self.text[node.start : node.end]
-        return self.splice(node.start, node.end, self.tree.items[node_id])
+            out.append(self.replacement(node_id, edit))
+        elif node_id not in self.dirty:
+            out.append(self.text[node.start : node.end])
+        else:
+            self._splice(node.start, node.end, self.tree.items[node_id], out)
 
     def splice(self, start: int, end: int, items: Iterable[Item]) -> str:
-        text = self.text
         out: list[str] = []
+        self._splice(start, end, items, out)
+        return "".join(out)
+
+    def _splice(self, start: int, end: int, items: Iterable[Item], out: list[str]) -> None:
+        text = self.text
         position = start
         for item in items:
             if isinstance(item, int):
@@ -157,32 +169,34 @@ class _Render:
                     continue
                 child = self.nodes[item]
                 out.append(text[position : child.start])
-                out.append(self.node(item))
+                self._node(item, out)
                 position = child.end
             else:
                 if self.dirty.isdisjoint(item.ids):
                     continue
                 out.append(text[position : item.start])
-                out.append(self.sequence(item))
+                self._sequence(item, out)
                 position = item.end
         out.append(text[position:end])
-        return "".join(out)
-
-    def element(self, element: Element) -> str:
-        return self.splice(element.start, element.end, element.nodes)
 
     def sequence(self, sequence: Sequence) -> str:
+        out: list[str] = []
+        self._sequence(sequence, out)
+        return "".join(out)
+
+    def _sequence(self, sequence: Sequence, out: list[str]) -> None:
         """The sequence with its elements' edits: only the elements an edit touches are visited; the
         runs of elements between them are copied as one slice each."""
         elements = sequence.elements
         touched = self._touched(sequence)
         dropped = [i for i in touched if self.edits.get(elements[i].key) is DROP]
         if not dropped:
-            return self.splice(sequence.start, sequence.end, [n for i in touched for n in elements[i].nodes])
+            self._splice(sequence.start, sequence.end, [n for i in touched for n in elements[i].nodes], out)
+            return
         if len(dropped) == len(elements):
-            return sequence.empty
+            out.append(sequence.empty)
+            return
         text = self.text
-        out: list[str] = []
         last = -1  # the last kept element so far
         begin = 0
         for end in [*dropped, len(elements)]:  # the runs of kept elements between dropped ones
@@ -196,7 +210,6 @@ class _Render:
             out.append(_same_line_comment(text[elements[last].end : elements[last + 1].start]))
         if sequence.kind == "tuple" and len(elements) - len(dropped) == 1 and not out[-1].rstrip().endswith(","):
             out.append(",")  # a one-element tuple needs its comma (the last element may bring its own)
-        return "".join(out)
 
     def _touched(self, sequence: Sequence) -> list[int]:
         """The indices of the elements with an edit inside, in order."""
@@ -214,7 +227,7 @@ class _Render:
         for index in touched[bisect_left(touched, first) : bisect_right(touched, last)]:
             element = elements[index]
             out.append(self.text[position : element.start])
-            out.append(self.element(element))
+            self._splice(element.start, element.end, element.nodes, out)
             position = element.end
         out.append(self.text[position : elements[last].end])
 
