@@ -67,9 +67,13 @@ class Transform:
         """Edits for ``node``, most removing first; a ``str`` is literal text."""
         return iter(())
 
+    def candidates(self, tree: Tree) -> list[Node]:
+        """The nodes that may have proposals, in pre-order: by default those of ``node_kinds``."""
+        return tree.of_kinds(self.node_kinds)
+
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         """Every proposal of this transform on ``tree``, in pre-order."""
-        for node in tree.of_kinds(self.node_kinds):
+        for node in self.candidates(tree):
             if is_fstring_part(tree, node.id):
                 continue  # an f-string's own syntax is never replaced
             for rank, edit in enumerate(self.replacements(node, tree)):

@@ -33,6 +33,11 @@ class Delete(Transform):
         elif node.id in tree.drop_spans:
             yield DROP
 
+    def candidates(self, tree: Tree) -> list[Node]:
+        """The elements of sequences and the optional parts: only they may be dropped (a third of a
+        tree's nodes, where every node was asked)."""
+        return [tree.nodes[node_id] for node_id in sorted({*tree.element_of, *tree.drop_spans})]
+
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
         for opportunity in super().opportunities(tree):
             if opportunity.edits.get(opportunity.target) is DROP:
