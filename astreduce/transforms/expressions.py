@@ -18,7 +18,7 @@ EXPRESSIONS = frozenset(
     name for name in dir(ast) if isinstance(getattr(ast, name), type) and issubclass(getattr(ast, name), ast.expr)
 )
 #: Fields whose expressions are assigned to, not evaluated.
-STORE_FIELDS = frozenset({"targets", "target", "optional_vars"})
+STORE_FIELDS = frozenset({"targets", "target", "optional_vars", "name"})  # ``name``: ``type X = ...`` (3.12 on), the only node there
 #: How far below a node a replacement may come from, and how many are proposed.
 _DEPTH = 2
 _LIMIT = 6
