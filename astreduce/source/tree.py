@@ -60,10 +60,10 @@ OPAQUE: tuple[type[ast.AST], ...] = ()
 def parse(text: str, filename: str = "<input>", like: Tree | None = None) -> Tree:
     """Parse ``text`` into a :class:`Tree`.
 
-    ``like``: the tree of an earlier text (the base of a change): its
-    top-level statements that ``text`` has unchanged are copied, their ids
-    and offsets shifted, instead of numbered again. A statement's nodes and
-    spans are in its own text (a top-level statement parses alone, and no
+    ``like``: the tree of an earlier text (the base of a change): the
+    statements of its module's and its classes' bodies that ``text`` has
+    unchanged are copied, their ids, offsets and depth moved, instead of
+    numbered again. A statement's nodes and spans are in its own text (no
     span reaches past it), so the copy is the tree a whole parse makes. The
     ``ast`` nodes of a copied statement are the earlier tree's: their line
     numbers are the earlier text's, and nothing reads them.
@@ -87,14 +87,19 @@ class _Builder:
         self.asts: list[ast.AST] = []
         self.located: dict[int, tuple[int, int]] = {}
         """``id()`` of a node inside an f-string → its span (before 3.12, where the parser's are not exact)."""
+        self.like: Tree | None = None
+        """The earlier tree statements are copied from (see :func:`parse`)."""
+        self.known: dict[str, tuple[int, int]] = {}
+        """Its statements (of the module's and its classes' bodies) by their text: first id and the id after."""
 
     # --- numbering -------------------------------------------------------
 
     def build(self, module: ast.Module, like: Tree | None = None) -> Tree:
         if like is None:
-            self._number(numbered(module), settle=True)
+            self._number(numbered(module))
         else:
             self._number_like(module, like)
+        self._settle()
         tree = Tree(
             text=self.text,
             nodes=self.nodes,
@@ -111,16 +116,14 @@ class _Builder:
     def _number_like(self, module: ast.Module, like: Tree) -> None:
         """Number ``module``, copying from ``like`` each statement of the module's or a class's body whose
         text it has (see :func:`parse`): a pass that changed one method numbers that method."""
-        self._known = _statements_by_text(like)
-        self._like = like
+        self.like, self.known = like, _statements_by_text(like)
         self._number(iter([(module, -1, "", -1, 0)]))
         self._body(module.body, 0, 1)
-        self._settle()
 
     def _body(self, body: list[ast.stmt], parent: int, depth: int) -> None:
         for index, statement in enumerate(body):
             start, end = self._span(statement, type(statement))
-            found = self._known.get(self.text[start:end])
+            found = self.known.get(self.text[start:end])
             if found is not None:
                 body[index] = self._copy(*found, start, parent, index, depth)  # the tree holds the nodes numbered
             elif type(statement) is ast.ClassDef:
@@ -147,7 +150,8 @@ class _Builder:
     def _copy(self, old_id: int, old_end: int, start: int, parent: int, index: int, depth: int) -> ast.stmt:
         """Append the nodes of the earlier tree's statement ``old_id`` (its nodes up to ``old_end``), moved to
         ``start`` in this text, as statement ``index`` of ``parent``'s body; its ``ast`` node."""
-        nodes, fields, asts, like = self.nodes, self.fields, self.asts, self._like
+        nodes, fields, asts, like = self.nodes, self.fields, self.asts, self.like
+        assert like is not None  # set by _number_like
         new_id = len(nodes)
         moved = new_id - old_id
         shift = start - like.nodes[old_id].start
@@ -172,7 +176,7 @@ class _Builder:
         nodes[new_id] = nodes[new_id]._replace(parent=parent, index=index)
         return asts[new_id]  # type: ignore[return-value]  # a statement's
 
-    def _number(self, entries: Iterator[tuple[ast.AST, int, str, int, int]], settle: bool = False) -> None:
+    def _number(self, entries: Iterator[tuple[ast.AST, int, str, int, int]]) -> None:
         # the hot loop of every parse (a large module has tens of thousands of nodes): locals, and each
         # child's id appended to its parent's field as it comes (pre-order: in id order)
         nodes, fields, asts, span = self.nodes, self.fields, self.asts, self._span
@@ -194,8 +198,6 @@ class _Builder:
                     entry[field_name] = [node_id]
                 else:
                     ids.append(node_id)
-        if settle:
-            self._settle()
 
     def _settle(self) -> None:
         """Each field's children gathered as lists, as tuples in the text's order (copied ones are tuples)."""
