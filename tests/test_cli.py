@@ -241,15 +241,24 @@ def test_match_regex(tmp_path: Path) -> None:
     assert "value 4 is over" not in error  # the part the pattern does not ask for is gone
 
 
-def test_same_frame_keeps_the_innermost_function(tmp_path: Path) -> None:
-    # without --same-frame this reduces to `0 / 0` at module level
+def test_the_failure_stays_in_the_function_that_raised_it(tmp_path: Path) -> None:
+    # the raising line may move (hoisted, inlined), but it comes from average's line, as the report says
     write(tmp_path, "box.py", MODULE + CHECK)
-    process = astreduce("reduce", "box.py", "-q", "--no-format", "--same-frame", cwd=tmp_path)
-    assert process.returncode == 0, process.stderr
-    output = tmp_path / "box.reduced.py"
-    assert last_error(output).startswith("ZeroDivisionError")
-    assert innermost_frame(output) == "average"
-    assert len(output.read_text()) < len(MODULE)
+    for flags in ((), ("--same-frame",)):
+        process = astreduce("reduce", "box.py", "-q", "--no-format", "--report", "r.json", *flags, cwd=tmp_path)
+        assert process.returncode == 0, process.stderr
+        output = tmp_path / "box.reduced.py"
+        assert last_error(output).startswith("ZeroDivisionError")
+        raised = json.loads((tmp_path / "r.json").read_text())["failure"]["raised_at"]
+        assert (raised["origin_file"], raised["origin_line"], raised["function"]) == ("box.py", 3, "average")
+        assert len(output.read_text()) < len(MODULE)
+
+
+def test_same_frame_and_anywhere_contradict(tmp_path: Path) -> None:
+    write(tmp_path, "box.py", MODULE + CHECK)
+    process = astreduce("reduce", "box.py", "--same-frame", "--anywhere", cwd=tmp_path)
+    assert process.returncode == 2
+    assert "--anywhere" in one_line(process.stderr)
 
 
 def test_append_reduces_only_the_module(tmp_path: Path) -> None:
@@ -387,10 +396,10 @@ def test_reduce_help_shows_every_option_with_help_text(tmp_path: Path) -> None:
     process = astreduce("reduce", "--help", cwd=tmp_path)
     assert process.returncode == 0
     text = process.stdout
-    options = [p for p in reduce.params if isinstance(p, click.Option)]
+    options = [p for p in reduce.params if isinstance(p, click.Option) and not p.hidden]
     names = {name for p in options for name in (*p.opts, *p.secondary_opts)}
     assert names >= {
-        "-o", "--output", "--in-place", "--strategy", "--transforms", "--expect", "--match", "--same-frame",
+        "-o", "--output", "--in-place", "--strategy", "--transforms", "--expect", "--match", "--anywhere", "--allow-syntax-errors",
         "--append", "--timeout", "--format", "--no-format", "--report", "-q", "--quiet", "--debug",
     }
     for name in names:
@@ -637,7 +646,7 @@ def test_the_run_says_what_it_reduces_for(tmp_path: Path) -> None:
     lines = [line for line in done.stderr.splitlines() if not line.startswith("[")]
     assert lines[0].startswith(f"astreduce: {CORPUS / 'input.py'}: 85 tokens, 19 lines; the exec oracle (expects AssertionError:My Test")
     assert lines[0].endswith(")") and "target: AssertionError('My Test')" in lines[0]
-    assert lines[-1].endswith("(verified); still AssertionError('My Test')")
+    assert lines[-1].endswith("(verified); still AssertionError('My Test'); raised in the --append script, line 9")
 
 
 def test_a_line_marked_keep_is_never_deleted_or_rewritten(tmp_path: Path) -> None:

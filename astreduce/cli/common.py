@@ -33,7 +33,7 @@ STOP_GRACE = 2.0
 #: Which section of ``--help`` each option belongs to (by parameter name); the rest go under "Other options".
 _GROUPS = {
     "Oracle: what makes a candidate interesting": (
-        "expect", "match", "same_frame", "append_path", "run_command", "use_stdin", "signal_name", "exit_code",
+        "expect", "match", "anywhere", "same_frame", "allow_syntax_errors", "append_path", "run_command", "use_stdin", "signal_name", "exit_code",
         "stderr_pattern", "stdout_pattern", "hang", "test_script", "differential", "python", "timeout", "retries",
         "entry", "root", "modules", "include", "stdin_path", "granularity",
     ),

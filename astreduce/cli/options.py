@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from astreduce.cli.common import ORACLE_SECTION, add_to_section
+from astreduce.errors import UsageError
 from astreduce.oracles import confine, read_append
 from astreduce.oracles.options import OracleKind, OracleOptions, register_oracle_kind
 from astreduce.reduce.single import ReduceConfig
@@ -30,7 +31,9 @@ CONFINEMENT_OPTIONS: list[Callable[[Any], Any]] = [
 _OPTIONS: list[Callable[[Any], Any]] = [
     click.option("--expect", metavar="EXC[:MESSAGE]", help="Exec oracle: the target exception; default: whatever the input raises."),
     click.option("--match", default="message", show_default=True, help=MATCH_HELP),
-    click.option("--same-frame", is_flag=True, help="Exec oracle: also require the innermost frame's function name to match."),
+    click.option("--anywhere", is_flag=True, help="Let a candidate fail anywhere; by default its failure must happen at the original's place: its raising line must come from the same function of the same file."),
+    click.option("--same-frame", is_flag=True, hidden=True, help="The same place (the default); kept for older command lines."),
+    click.option("--allow-syntax-errors", is_flag=True, help="Let a candidate that does not parse be interesting; by default it is not, when the input parses."),
     click.option("--append", "append_path", type=click.Path(dir_okay=False), help="Exec oracle: a test script appended to every candidate; only the input is reduced."),
     click.option("--run", "run_command", metavar="'CMD {file}'", help="Command oracle: run CMD on each candidate ({file}: its path, {python}: the --python interpreter)."),
     click.option("--stdin", "use_stdin", is_flag=True, help="With --run: feed the candidate on standard input."),
@@ -92,10 +95,14 @@ def oracle_options(command: F) -> F:
 def options_from(values: dict[str, Any]) -> OracleOptions:
     """Take the oracle options out of a command's keyword arguments (they are removed)."""
     differential = values.pop("differential") or None
+    anywhere = values.pop("anywhere", False)
+    if values.pop("same_frame", False) and anywhere:
+        raise UsageError("--same-frame asks for the same place, the default, and --anywhere turns it off: give one or neither")
     return OracleOptions(
+        anywhere=anywhere,
+        allow_syntax_errors=values.pop("allow_syntax_errors", False),
         expect=values.pop("expect"),
         match=values.pop("match"),
-        same_frame=values.pop("same_frame"),
         append=read_append(values.pop("append_path")),
         timeout=values.pop("timeout"),
         python=values.pop("python"),

@@ -249,10 +249,12 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
     if not quiet:
         state = "verified" if result.verified else "NOT verified"
         ended = ", the budget ended the run" if result.budget_ended else ""
+        provenance = getattr(result, "provenance", None)
+        place = provenance.summary(str(target)) if provenance is not None else ""
         click.echo(
             f"{label} -> {target}: {files}{before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
             f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"
-            + (f"; still {result.target}" if result.target else ""),
+            + (f"; still {result.target}" if result.target else "") + (f"; {place}" if place else ""),
             err=True,
         )
     workers = getattr(result, "workers", None)

@@ -27,12 +27,13 @@ astreduce's own errors.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import types
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -64,14 +65,71 @@ class Run:
     """From the exec oracle's report: whether the test started a process (``None``: not known)."""
     output: str = field(default="", compare=False)
     """The end of what the test printed, when the oracle was asked to keep it (``--verbose``)."""
+    frames: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    """The exception's traceback, outermost first: each frame's file (relative to the test's folder when it is in
+    it) and line; at most :data:`FRAMES_KEPT`, the innermost."""
+    raised_at: tuple[str, int] | None = field(default=None, compare=False)
+    """Where the failure happened in the candidate: the innermost frame in a file of the candidate (its path in
+    the candidate's tree, its line), else in an appended script (:data:`APPENDED`, its line); None when no frame
+    is in either (or the oracle cannot tell)."""
+    elsewhere: str = field(default="", compare=False)
+    """Set when the run failed as the target but at another place than the original: where, in words."""
 
     def describe(self) -> str:
         """A short human description: ``AssertionError('My Test')``, ``no exception``."""
         if self.ending == "ok":
             return "no exception"
         if self.ending in ("exception", "syntax"):
-            return f"{self.exception}({self.message!r})" if self.message else self.exception
+            said = f"{self.exception}({self.message!r})" if self.message else self.exception
+            return f"{said} raised elsewhere ({self.elsewhere})" if self.elsewhere else said
         return f"{self.ending} ({self.detail})" if self.detail else self.ending
+
+    def located(self, files: Callable[[str], int | None], root: str = "") -> Run:
+        """This run with :attr:`raised_at` found in :attr:`frames`: ``files`` gives the number of lines of a
+        candidate's file by its path (None: not a file of the candidate); a frame's absolute path under ``root``
+        (the test's folder) is made relative first."""
+        return replace(self, raised_at=raised_in(self.frames, files, root))
+
+
+#: The file name :attr:`Run.raised_at` gives an appended test script (``--append``), which no candidate changes.
+APPENDED = "<append>"
+#: Frames a run keeps of its traceback (the innermost): enough to find the candidate's below any library's.
+FRAMES_KEPT = 100
+
+
+def raised_in(frames: Iterable[tuple[str, int]], files: Callable[[str], int | None], root: str = "") -> tuple[str, int] | None:
+    """The innermost of ``frames`` (outermost first) in a candidate's file (see :meth:`Run.located`)."""
+    prefix = root.rstrip(os.sep) + os.sep if root else ""
+    for path, line in reversed(list(frames)):
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix):]
+        elif os.path.isabs(path):
+            continue
+        path = os.path.normpath(path).replace(os.sep, "/")
+        lines = files(path)
+        if lines is not None and 1 <= line <= lines:
+            return path, line
+    return None
+
+
+def frames_from(report: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    """The frames of a child's report (see :func:`~astreduce.oracles._worker_main.frames_of`); () when it has none."""
+    frames = report.get("frames")
+    if not isinstance(frames, list):
+        return ()
+    return tuple((str(f[0]), int(f[1])) for f in frames if isinstance(f, list) and len(f) == 2 and isinstance(f[1], int))
+
+
+#: A traceback's frame line, as Python prints it.
+_FRAME_LINE = re.compile(r'^  File "(.+)", line (\d+)', re.MULTILINE)
+
+
+def frames_in_text(text: str) -> tuple[tuple[str, int], ...]:
+    """The frames of the last Python traceback printed in ``text`` (a command's standard error), outermost first."""
+    start = text.rfind("Traceback (most recent call last):")
+    if start < 0:
+        return ()
+    return tuple((path, int(line)) for path, line in _FRAME_LINE.findall(text, start))[-FRAMES_KEPT:]
 
 
 @dataclass(frozen=True)
@@ -150,6 +208,9 @@ class Traits:
     """What makes a candidate interesting, in words (the run's first line, the report); '' when not said."""
     one_file: tuple[str, Oracle[str]] | None = None
     """For a tree of one file judged by that file's text: the file's name and the oracle of its text."""
+    raised_at: tuple[str, int] | None = None
+    """Where the original's failure happened, as :attr:`Run.raised_at` says it (None: not in the program, or not
+    known): the same-place check (:mod:`astreduce.oracles.place`) starts from it."""
 
     def passed_on(self, **changes: Any) -> Traits:
         """These traits, some changed (a wrapper's own)."""
@@ -313,8 +374,6 @@ class Target:
     message: str | None = None
     match: str = "message"
     """'type', 'message', or 'regex:PATTERN' (searched in the message)."""
-    frame: str | None = None
-    """When set, the innermost frame's function name must be this."""
 
     @classmethod
     def parse(cls, spec: str, match: str = "message") -> Target:
@@ -328,16 +387,14 @@ class Target:
         return cls(name, message if sep else None, match)
 
     @classmethod
-    def from_run(cls, run: Run, match: str = "message", same_frame: bool = False) -> Target:
-        return cls(run.exception, run.message, match, run.frame if same_frame else None)
+    def from_run(cls, run: Run, match: str = "message") -> Target:
+        return cls(run.exception, run.message, match)
 
     def matches(self, run: Run) -> bool:
         # a candidate that does not compile raises SyntaxError too: it is the
         # target when the target is a syntax error (reducing a parser's failure)
         ending_ok = run.ending == "exception" or (run.ending == "syntax" and self.is_syntax_error)
         if not ending_ok or not _same_type(run.exception, self.exception):
-            return False
-        if self.frame is not None and run.frame != self.frame:
             return False
         if self.match == "type":
             return True

@@ -70,6 +70,26 @@ def innermost_function(error):
     return tb.tb_frame.f_code.co_name
 
 
+#: Frames a report keeps of a traceback, the innermost (``astreduce.oracles.FRAMES_KEPT``).
+FRAMES_KEPT = 100
+
+
+def frames_of(error, root=""):
+    # type: (BaseException, str) -> list[list[object]]
+    """The exception's traceback as ``[file, line]`` pairs, outermost first (the innermost
+    :data:`FRAMES_KEPT`), a file under ``root`` made relative to it: where the failure happened."""
+    frames = []
+    prefix = root.rstrip(os.sep) + os.sep if root else ""
+    tb = error.__traceback__
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix):]
+        frames.append([path, tb.tb_lineno or 0])
+        tb = tb.tb_next
+    return frames[-FRAMES_KEPT:]
+
+
 def syntax_message(error):
     # type: (BaseException) -> str
     """A compile error's message without its place: "'(' was never closed", not "... (x.py, line 3)"."""
@@ -101,20 +121,22 @@ def flush_output():
         pass
 
 
-def run_source(source, path, keep_place=False):
-    # type: (str | bytes, str, bool) -> dict[str, object]
-    """Compile ``source`` and run it as ``__main__`` from ``path``: the report of how it ended."""
+def run_source(source, path, keep_place=False, root=""):
+    # type: (str | bytes, str, bool, str) -> dict[str, object]
+    """Compile ``source`` and run it as ``__main__`` from ``path``: the report of how it ended (frames under
+    ``root`` relative to it)."""
     try:
         code = compile(source, path, "exec", dont_inherit=True)
     except BaseException as error:
         return syntax_report(error, keep_place)
-    return run_main(code, path)
+    return run_main(code, path, root=root)
 
 
-def run_main(code, path, then=None):
-    # type: (types.CodeType | tuple[types.CodeType, ...], str, types.CodeType | None) -> dict[str, object]
+def run_main(code, path, then=None, root=""):
+    # type: (types.CodeType | tuple[types.CodeType, ...], str, types.CodeType | None, str) -> dict[str, object]
     """Run ``code`` (then ``then``) as ``__main__`` from ``path``: the report of how it ended. ``code`` may
-    be a tuple of code objects run in turn (a module's statements, compiled apart)."""
+    be a tuple of code objects run in turn (a module's statements, compiled apart). The frames of its
+    traceback that are under ``root`` (the test's folder) are given relative to it."""
     module = types.ModuleType("__main__")
     module.__file__ = path
     module.__dict__["__builtins__"] = __builtins__
@@ -125,7 +147,10 @@ def run_main(code, path, then=None):
         if then is not None:
             exec(then, module.__dict__)
     except BaseException as error:  # the candidate's own exception: report it, whatever it is
-        return {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost_function(error)}
+        return {
+            "ending": "exception", "exception": qualified(type(error)), "message": error_message(error),
+            "frame": innermost_function(error), "frames": frames_of(error, root),
+        }
     return {"ending": "ok"}
 
 
@@ -177,7 +202,7 @@ def _test_in_child(request, workdir, report_fd):
         warnings.resetwarnings()
         sys.argv = [path]
         sys.path[0:1] = [request["search_path"] or workdir]
-        report = run_source(source, path)
+        report = run_source(source, path, root=workdir)
     except BaseException as error:
         report = crash_report(error)
     finally:
@@ -235,7 +260,7 @@ def run_entry(entry):
     try:
         with open(path, "rb") as file:
             source = file.read()
-        report = run_source(source, path, keep_place=True)
+        report = run_source(source, path, keep_place=True, root=root)
     except BaseException as error:
         report = crash_report(error)
     finally:

@@ -28,9 +28,9 @@ import time
 import types
 import warnings
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from astreduce.oracles import Run, Target, Traits, Verdict
+from astreduce.oracles import APPENDED, Run, Target, Traits, Verdict, raised_in
 from astreduce.oracles._worker_main import (
     syntax_message,
 )
@@ -85,6 +85,8 @@ class ExecOracle:
     """The code of the candidates' top-level statements, each compiled once (for the tests of candidates
     nobody compiled whole)."""
     _calibrated_cpu: float | None = field(default=None, init=False, repr=False, compare=False)
+    _raised_at: tuple[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+    """Where the original failed (:attr:`Traits.raised_at`)."""
     _recent_fails: deque[float] = field(default_factory=lambda: deque(maxlen=8), init=False, repr=False, compare=False)
 
     def _failed_in(self, seconds: float) -> None:
@@ -104,7 +106,7 @@ class ExecOracle:
     @property
     def identity(self) -> str:
         target = self.target
-        described = "" if target is None else f"{target.exception}|{target.message}|{target.match}|{target.frame}"
+        described = "" if target is None else f"{target.exception}|{target.message}|{target.match}"
         return f"exec|{described}|{self.append}"
 
     @property
@@ -119,6 +121,7 @@ class ExecOracle:
             python=self.python_path, target=target.describe() if target is not None else "",
             tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
             compiles=self.compiles if alone else None, statements=self.statement if alone else None,
+            raised_at=self._raised_at,
         )
 
     def _compiles_alone(self, target: Target | None) -> bool:
@@ -135,7 +138,7 @@ class ExecOracle:
     compiles_here = True
     """Whether this process's ``compile`` is the one the candidates meet (not under another interpreter)."""
 
-    def calibrate(self, text: str, match: str = "message", same_frame: bool = False, timeout: float | None = None) -> Verdict:
+    def calibrate(self, text: str, match: str = "message", timeout: float | None = None) -> Verdict:
         """Run the original once: set the target (if none) and the per-test timeout.
 
         Returns the original's verdict (its run in ``.run``); callers turn a
@@ -152,10 +155,25 @@ class ExecOracle:
             self.timeout = timeout
             self.cpu_timeout = self._calibrated_cpu = None
         if self.target is None and run.ending in ("exception", "syntax"):
-            self.target = Target.from_run(run, match, same_frame)
-        elif self.target is not None and same_frame and run.ending == "exception":
-            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
-        return Verdict(self.classify(run), run)
+            self.target = Target.from_run(run, match)
+        outcome = self.classify(run)
+        self._raised_at = run.raised_at if outcome is Outcome.FAIL else None
+        return Verdict(outcome, run)
+
+    def locate(self, run: Run, lines: int) -> Run:
+        """``run`` with where it raised (:attr:`Run.raised_at`): the innermost frame of the candidate, which has
+        ``lines`` lines, under its file name; else of the appended script, by the script's own line."""
+        if not run.frames:
+            return run
+        name = self.code_name
+        at = raised_in(run.frames, lambda path: lines if path == name else None)
+        if at is not None:
+            return replace(run, raised_at=(self.filename, at[1]))
+        if self.append:
+            at = raised_in(run.frames, lambda path: lines + self.append.count("\n") + 1 if path == name else None)
+            if at is not None:
+                return replace(run, raised_at=(APPENDED, at[1] - lines))
+        return run
 
     def judge(self, text: str) -> Verdict:
         # compiled here when its compile may decide (no key rejected it first): one that fails costs no child
@@ -225,7 +243,7 @@ class ExecOracle:
         if code is None and compile_here and len(source) < PRECOMPILE_LIMIT:
             compiled = _compile(source if glued else text, self.code_name)
             if isinstance(compiled, Run):
-                return ExecPending(self, None, compiled)
+                return ExecPending(self, None, compiled, 0)
             code = compiled
         if code is None and not glued:
             parts = self._module_code().codes(text)
@@ -238,7 +256,7 @@ class ExecOracle:
         job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, self.cpu_timeout)
         job.own_files = frozenset({self.code_name, OUTPUT_NAME})
         job.keep_output = self.keep_output
-        return ExecPending(self, job, None)
+        return ExecPending(self, job, None, text.count("\n") + 1)
 
     def _append_code(self) -> types.CodeType | None:
         if not self.append:
@@ -270,11 +288,13 @@ _COMPILED_KEPT = 16
 class ExecPending:
     """A candidate running under the exec oracle."""
 
-    def __init__(self, oracle: ExecOracle, job: Job | None, run: Run | None) -> None:
+    def __init__(self, oracle: ExecOracle, job: Job | None, run: Run | None, lines: int) -> None:
         self.oracle = oracle
         self.job = job
         self.started = time.monotonic()
         self._run = run
+        self.lines = lines
+        """The candidate's number of lines (where its frames end and the appended script's begin)."""
 
     def done(self) -> bool:
         """Whether the test has ended (reads its report if it is there; never blocks)."""
@@ -287,7 +307,7 @@ class ExecPending:
     def wait(self) -> Verdict:
         if self._run is None:
             assert self.job is not None
-            self._run = self.job.wait()
+            self._run = self.oracle.locate(self.job.wait(), self.lines)
         self.oracle.tests += 1
         self.oracle.seconds += time.monotonic() - self.started
         outcome = self.oracle.classify(self._run)

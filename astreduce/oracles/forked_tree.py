@@ -146,7 +146,7 @@ def run_tree(payload: tuple[object, ...], workdir: str) -> dict[str, object]:
                 code = compile(file.read(), path, "exec", dont_inherit=True)
         except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
             return syntax_report(error, keep_place=True)
-    report = run_main(code, path)
+    report = run_main(code, path, root=workdir)
     if os.path.isabs(program):  # a script: how ``python SCRIPT`` would exit
         report["exit"] = _exit_status(report)
     return report

@@ -46,7 +46,6 @@ class OracleOptions:
 
     expect: str | None = None
     match: str = "message"
-    same_frame: bool = False
     append: str = ""
     timeout: float | None = None
     python: str | None = None
@@ -70,6 +69,11 @@ class OracleOptions:
     """Let a confined candidate bind and connect TCP sockets (``--allow-network``)."""
     verbose: int = 0
     """Show, after each test, its outcome and the last this many lines it printed (``--verbose N``)."""
+    anywhere: bool = False
+    """Let a candidate fail anywhere (``--anywhere``); by default its failure must happen at the original's place
+    (:mod:`astreduce.oracles.place`)."""
+    allow_syntax_errors: bool = False
+    """Let a candidate that does not parse be interesting even when the input parses (``--allow-syntax-errors``)."""
 
     def limits(self) -> Limits:
         """The sandbox every test of these options runs in: the default resource limits, and the confinement asked for."""
@@ -107,8 +111,8 @@ class OracleOptions:
             given = [name for name, value in command_only.items() if value]
             if given:
                 raise UsageError(f"{', '.join(given)} only go with --run")
-        if kind != "exec" and (self.expect or self.same_frame or self.append or self.match != "message"):
-            raise UsageError("--expect, --match, --same-frame and --append go with the exec oracle, not with --run, --test or --differential")
+        if kind != "exec" and (self.expect or self.append or self.match != "message"):
+            raise UsageError("--expect, --match and --append go with the exec oracle, not with --run, --test or --differential")
         if self.match not in ("type", "message") and not self.match.startswith("regex:"):
             raise UsageError(f"--match must be type, message or regex:PATTERN, not {self.match!r}")
         if self.match.startswith("regex:"):
@@ -449,7 +453,7 @@ def _calibrated_exec(options: OracleOptions, original: Original) -> tuple[Oracle
             limits=limits,
         )
     try:
-        first = exec_oracle.calibrate(text, match=options.match, same_frame=options.same_frame, timeout=options.timeout)
+        first = exec_oracle.calibrate(text, match=options.match, timeout=options.timeout)
         if isinstance(exec_oracle, WorkerExecOracle) and first.run.ending == "crash" and first.run.detail == WORKER_DIED:
             raise UsageError(
                 f"--python {options.python}: the exec oracle's worker cannot run under {python} (it exited or did "

@@ -29,7 +29,7 @@ from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Any
 
-from astreduce.oracles import Run
+from astreduce.oracles import Run, frames_from
 from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_report
 from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.forkserver import ForkServer, Reply, forget_server, fork_server
@@ -221,6 +221,7 @@ def _decode_report(data: bytes, seconds: float) -> tuple[Run, int | None]:
             frame=report.get("frame", ""),
             seconds=seconds,
             spawned=bool(report.get("spawned", True)),
+            frames=frames_from(report),
         )
         status = report.get("exit")
         return run, status if isinstance(status, int) else None

@@ -42,7 +42,7 @@ from typing import Generic, TypeVar
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
 from astreduce.interpreters import require_worker_python, resolve_python
-from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict
+from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict, frames_from
 from astreduce.oracles._worker_main import REPORT_MARK
 from astreduce.oracles.command import (
     CommandOracle,
@@ -136,6 +136,7 @@ def _run_from(signature: Signature) -> Run:
                     message=report.get("message", ""),
                     frame=report.get("frame", ""),
                     seconds=signature.seconds,
+                    frames=frames_from(report),
                 )
             except (ValueError, KeyError):
                 break
@@ -289,9 +290,7 @@ class DirectoryOracle:
                     f"{self.wording.fails_not()}: {self.wording.entry_named or self.entry} raises no exception to {self.wording.job} for "
                     f"({run.describe()}); name the target with --expect or use a command oracle (--run, --test)"
                 )
-            self.target = Target.from_run(run, options.match, options.same_frame)
-        elif options.same_frame and run.ending == "exception":
-            self.target = Target(self.target.exception, self.target.message, self.target.match, run.frame)
+            self.target = Target.from_run(run, options.match)
         verdict = self.classify_run(run)
         if verdict.outcome is not Outcome.FAIL:
             assert self.target is not None

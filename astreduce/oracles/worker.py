@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Run, Verdict, frames_from
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.sandbox import kill_group
 
@@ -157,7 +157,7 @@ class WorkerExecOracle(ExecOracle):
                 "confine": None if not limits.confine else {"writable": list(limits.writable), "network": limits.network},
             }
         )
-        return WorkerPending(self, worker, pid, time.monotonic() + timeout, timeout)
+        return WorkerPending(self, worker, pid, time.monotonic() + timeout, timeout, text.count("\n") + 1)
 
     def close(self) -> None:
         for worker in self.workers:
@@ -166,8 +166,9 @@ class WorkerExecOracle(ExecOracle):
 
 
 class WorkerPending:
-    def __init__(self, oracle: WorkerExecOracle, worker: Worker, pid: int | None, deadline: float, timeout: float) -> None:
+    def __init__(self, oracle: WorkerExecOracle, worker: Worker, pid: int | None, deadline: float, timeout: float, lines: int) -> None:
         self.oracle = oracle
+        self.lines = lines
         self.worker = worker
         self.pid = pid
         self.deadline = deadline
@@ -178,7 +179,7 @@ class WorkerPending:
     def wait(self) -> Verdict:
         if self.verdict is not None:
             return self.verdict
-        run = self._collect()
+        run = self.oracle.locate(self._collect(), self.lines)
         self.oracle.tests += 1
         self.oracle.seconds += time.monotonic() - self.started
         self.verdict = Verdict(self.oracle.classify(run), run)
@@ -206,6 +207,7 @@ class WorkerPending:
             message=str(report.get("message", "")),
             frame=str(report.get("frame", "")),
             seconds=seconds(),
+            frames=frames_from(report),
         )
 
     def _kill_child(self) -> None:

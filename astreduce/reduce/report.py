@@ -15,6 +15,7 @@ from astreduce.files import write_atomically
 from astreduce.source.measure import Size
 from astreduce.oracles import confine
 from astreduce.oracles.options import OracleOptions
+from astreduce.reduce.provenance import Provenance
 from astreduce.reduce.single import Result
 from astreduce.search.session import PassStats
 from astreduce.version import VERSION
@@ -78,7 +79,15 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "workers": result.workers,
         "budget_ended": result.budget_ended,
         "target": result.target,
+        **provenance_report(result.provenance, {next(iter(result.provenance.files)): output_path or "-"} if result.provenance else None),
     }
+
+
+def provenance_report(provenance: Provenance | None, relative: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The report's ``origins``, ``failure``, ``renames`` and ``folds`` (empty ones when nothing is known)."""
+    if provenance is None:
+        return {"origins": {}, "failure": {"raised_at": None, "original": None, "same_place": False}, "renames": {}, "folds": []}
+    return provenance.report(relative)
 
 
 def write_report(

@@ -30,9 +30,11 @@ from astreduce.files import check_output_path, default_output, newline_of, read_
 from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, Traits, plugged
 from astreduce.oracles.execution import ExecOracle
+from astreduce.oracles.place import Place, SamePlace, place_of
 from astreduce.oracles.options import EchoingOracle, OracleOptions, Original, build_oracle, require_target
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.oracles.predicate import outcome_line as describe_call
+from astreduce.reduce.provenance import Provenance
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, tests_by_worker
@@ -42,6 +44,7 @@ from astreduce.search.session import (
 )
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
+from astreduce.source.origins import Lineage
 from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
 from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import Recorder, ValueFromTrace
@@ -72,6 +75,8 @@ class Result(SearchFigures):
     workers: dict[str, int] = field(default_factory=dict)
     """With a cluster (``--dask``): per worker, the search's tests it ran to the end (calibration and the
     final check not counted; a test that ended before the search passed over it is, so the sum may exceed ``tests``)."""
+    provenance: Provenance | None = None
+    """Where each line of the result, and its failure, came from."""
 
     @property
     def input_ast_nodes(self) -> int | None:
@@ -214,7 +219,6 @@ def make_exec_oracle(
     *,
     expect: str | None = None,
     match: str = "message",
-    same_frame: bool = False,
     timeout: float | None = None,
     filename: str = "candidate.py",
     append: str = "",
@@ -229,7 +233,7 @@ def make_exec_oracle(
     OracleOptions(expect=expect, match=match).check()
     target = Target.parse(expect, match) if expect is not None else None
     oracle = ExecOracle(target=target, filename=filename, append=append, search_path=search_path)
-    first = oracle.calibrate(text, match=match, same_frame=same_frame, timeout=timeout)
+    first = oracle.calibrate(text, match=match, timeout=timeout)
     require_target(oracle, first, "a command oracle")
     return oracle, first.run
 
@@ -241,6 +245,7 @@ def reduce_source(
     expect: str | None = None,
     match: str = "message",
     same_frame: bool = False,
+    anywhere: bool = False,
     strategy: str = "auto",
     transforms: list[str] | None = None,
     timeout: float | None = None,
@@ -266,8 +271,11 @@ def reduce_source(
     Without ``oracle``, one is built from ``options`` (see
     :class:`~astreduce.oracles.options.OracleOptions`), or else an exec
     oracle from ``expect`` (``EXC`` or ``EXC:MESSAGE``; without it the
-    original's own exception becomes the target), ``match``, ``same_frame``,
-    ``append``, ``timeout`` and ``python``. ``jobs`` candidates run at once,
+    original's own exception becomes the target), ``match``, ``append``,
+    ``timeout`` and ``python``. A candidate's failure must happen where the
+    original's did (its raising line comes from the same function of the
+    input, see :mod:`astreduce.oracles.place`) unless ``anywhere`` is true;
+    ``same_frame`` asks for that check, the default, and is kept for older callers. ``jobs`` candidates run at once,
     speculatively; the result is the same for every ``jobs``. With
     ``resume``, outcomes persist in ``cache_dir`` (default
     ``~/.cache/astreduce``), so a rerun continues where an interrupted one stopped.
@@ -301,9 +309,9 @@ def reduce_source(
     if interesting is not None:
         oracle = predicate_oracle(interesting, text, oracle=oracle, options=options, timeout=timeout, expect=expect, python=python)
     if options is None:
-        options = OracleOptions(
-            expect=expect, match=match, same_frame=same_frame, append=append, timeout=timeout, python=python
-        )
+        if same_frame and anywhere:
+            raise UsageError("same_frame and anywhere contradict each other: the same place is the default")
+        options = OracleOptions(expect=expect, match=match, append=append, timeout=timeout, python=python, anywhere=anywhere)
     config = ReduceConfig(
         options=options, strategy=strategy, transforms=tuple(transforms) if transforms is not None else None,
         jobs=jobs, format=format, filename=filename, search_path=search_path, encode=encode,
@@ -374,6 +382,11 @@ def reduce_with(
     traits = judged.traits
     plan.unparsable_text = traits.unparsable
     calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
+    name = config.filename
+    lineage = Lineage({name: text})
+    place = None if config.options.anywhere else place_of(traits.raised_at, lineage, {name: text})
+    if place is not None:
+        judged = SamePlace(judged, place, lineage, lambda candidate: {name: candidate})
     if config.options.verbose > 0:
         judged = EchoingOracle(judged, config.options.verbose, echo or _to_stderr)
     if on_note is not None:
@@ -386,6 +399,7 @@ def reduce_with(
         # mid-pass the session saves shorter FAILing candidates without making them
         # its best (that waits for the end of the pass); an interruption must keep them
         saved[:] = [candidate]
+        lineage.advance({name: candidate})
         if on_improve is not None:
             on_improve(candidate)
 
@@ -427,7 +441,10 @@ def reduce_with(
         latest = saved[0] if interrupted and saved else None
         searched = tests_by_worker(judged) - counted  # the search's tests, before the final check
         with _collecting_rarely():  # black's import made 44 collections of the search's heap: 0.2 s
-            result = _finish(session, judged, strategy, started, format=config.format and (budget_ended or not interrupted), latest=latest)
+            result = _finish(
+                session, judged, strategy, started, format=config.format and (budget_ended or not interrupted), latest=latest,
+                lineage=lineage, name=name, place=place,
+            )
     finally:
         judged.close()
         if parser is not None:
@@ -500,17 +517,23 @@ def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *,
 
 
 def _finish(
-    session: Session, oracle: Oracle[str], strategy: str, started: float, format: bool, latest: str | None = None
+    session: Session, oracle: Oracle[str], strategy: str, started: float, format: bool, latest: str | None = None,
+    *, lineage: Lineage, name: str, place: Place | None,
 ) -> Result:
-    """Verify the best candidate (``latest``, the last one saved, when it is smaller), format it, measure it."""
+    """Verify the best candidate (``latest``, the last one saved, when it is smaller), format it, measure it,
+    and say where its lines and its failure come from (``lineage``; ``place``: the original's, when checked)."""
     best = session.best
     if latest is not None and latest != best and measure(latest).key < session.best_size.key:
         best = latest
+    failed: list[Run] = []
 
     def reproduces(text: str) -> bool:
         waited = time.monotonic()
         try:
-            return oracle.judge(text).outcome is Outcome.FAIL
+            verdict = oracle.judge(text)
+            if verdict.outcome is Outcome.FAIL:
+                failed[:] = [verdict.run]
+            return verdict.outcome is Outcome.FAIL
         finally:
             session.oracle_seconds += time.monotonic() - waited
 
@@ -521,6 +544,10 @@ def _finish(
         return formatted if formatted is None or keeps_lines(formatted, session.protected) else None  # black may rewrite a kept line
 
     best, verified, formatted, notes = verify_and_format(best, reproduces, pretty if format else None)
+    original_place = place if place is not None else place_of(oracle.traits.raised_at, Lineage({name: session.text}), {name: session.text})
+    provenance = Provenance.of(
+        lineage, {name: best}, original_place, failed[0].raised_at if failed else None, same_place=place is not None
+    )
     return Result(
         text=best,
         original=session.text,
@@ -539,6 +566,7 @@ def _finish(
         resumed=session.store.hits if session.store is not None else 0,
         speculative=session.speculative,
         syntax_rejections=session.syntax_rejections,
+        provenance=provenance,
     )
 
 

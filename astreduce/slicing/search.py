@@ -116,7 +116,7 @@ def check_slice_options(options: OracleOptions) -> None:
         name
         for name, value in (
             ("--run", options.run), ("--test", options.test), ("--differential", options.differential),
-            ("--signal", options.signal), ("--hang", options.hang is not None), ("--same-frame", options.same_frame),
+            ("--signal", options.signal), ("--hang", options.hang is not None),
             ("--retries", options.retries > 1), ("--stdin (without FILE)", options.stdin),
         )
         if value

@@ -1,0 +1,8 @@
+"""WSGI config for the stockroom project."""
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stockroom.settings")
+
+application = get_wsgi_application()
