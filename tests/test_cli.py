@@ -645,7 +645,8 @@ def test_the_run_says_what_it_reduces_for(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if not line.startswith("[")]
     assert lines[0].startswith(f"astreduce: {CORPUS / 'input.py'}: 85 tokens, 19 lines; the exec oracle (expects AssertionError:My Test")
-    assert lines[0].endswith(")") and "target: AssertionError('My Test')" in lines[0]
+    assert "target: AssertionError('My Test')" in lines[0] and "(the original's runs took" in lines[0]
+    assert lines[0].endswith("; candidates must parse, as the input does (--allow-syntax-errors lifts this); failing at the --append script, line 9")
     assert lines[-1].endswith("(verified); still AssertionError('My Test'); raised in the --append script, line 9")
 
 

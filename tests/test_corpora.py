@@ -10,7 +10,10 @@ that
 - the output, with the ``--append`` script added, reproduces the target: run as
   a script, the last traceback line is exactly ``EXC: MESSAGE``, and exec'd as
   ``__main__`` (as the exec oracle runs a candidate) it raises that type and
-  ``str()`` (with ``--same-frame``, from the input's innermost function);
+  ``str()``;
+- the report says the output fails at the input's place (the same file and
+  function), and gives every line of the output an origin entry whose original
+  line holds the output line's tokens, but for the renames and folds it lists;
 - the output has no more tokens than the case's ``max_tokens``;
 - reducing the output again with the same options changes nothing.
 
@@ -88,6 +91,66 @@ def _reduce(source: Path, output: Path, report: Path, args: list[str]) -> dict[s
     return result
 
 
+def _tokens(line: str) -> list[str]:
+    """A line's Python tokens (strings whole), or a word split when it does not tokenize alone."""
+    import io
+    import re
+    import tokenize
+
+    try:
+        return [
+            t.string for t in tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
+            if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return re.findall(r"\w+|[^\w\s]", line)
+
+
+def _logical(text: str, number: int) -> str:
+    """The original's text from line ``number`` to the end of its logical line."""
+    import io
+    import tokenize
+
+    lines = text.split("\n")
+    end = number
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NEWLINE and token.start[0] >= number:
+                end = token.start[0]
+                break
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return " ".join(lines[number - 1 : end])
+
+
+def assert_origins_hold(report: dict[str, Any], output: str, originals: dict[str, str]) -> None:
+    """Every line of the output has an origin entry; a line with an origin shares tokens with its original line, and
+    every token run it has that the original line does not (the renames undone) is a fold the report lists."""
+    import difflib
+
+    origins = report["origins"]
+    assert isinstance(origins, dict) and len(origins) == 1, origins
+    (path, entries), = origins.items()
+    lines = output.splitlines()
+    assert [e["line"] for e in entries] == list(range(1, len(lines) + 1)), entries
+    back: dict[str, str] = {}
+    for old, new in report["renames"].items():
+        back.setdefault(new, old)
+    folds = {(f["line"], f["now"]) for f in report["folds"]}
+    for entry, line in zip(entries, lines):
+        if entry["file"] is None:
+            continue
+        was = _tokens(_logical(originals[entry["file"]], entry["origin_line"]))
+        now = _tokens(line)
+        undone = [back.get(word, word) for word in now]
+        matcher = difflib.SequenceMatcher(None, was, undone, autojunk=False)
+        assert any(size for _, _, size in matcher.get_matching_blocks()), (line, was)
+        for tag, _, _, j1, j2 in matcher.get_opcodes():
+            if tag in ("replace", "insert"):
+                listed = " ".join(now[j1:j2])
+                assert (entry["line"], listed) in folds or all(w in back for w in now[j1:j2]), (line, listed, report["folds"])
+
+
 @pytest.mark.parametrize(
     "case",
     [
@@ -110,16 +173,19 @@ def test_corpus_case(case: Any, tmp_path: Path, request: pytest.FixtureRequest) 
     request.node.user_properties.append(("seconds", round(time.perf_counter() - started, 1)))
     assert report["verified"] is True, f"report: {report}"
 
-    frame = None
-    if case.same_frame:
-        original = tools.run_program(
-            tools.with_append(source.read_text(encoding="utf-8"), appended), case.expect
-        )
-        assert original.ok, f"the input does not reproduce: {original.detail}"
-        frame = original.frame
     reduced = output.read_text(encoding="utf-8")
-    run = tools.run_program(tools.with_append(reduced, appended), case.expect, frame)
+    run = tools.run_program(tools.with_append(reduced, appended), case.expect)
     assert run.ok, f"the output does not reproduce: {run.detail}\n--- output:\n{reduced}"
+    failure = report["failure"]
+    assert isinstance(failure, dict) and failure["same_place"] is True, failure
+    original_place, raised = failure["original"], failure["raised_at"]
+    if original_place is not None:
+        assert raised is not None, failure
+        if original_place["appended"]:
+            assert raised["appended"] and raised["origin_line"] == original_place["line"], failure
+        else:
+            assert (raised["origin_file"], raised["function"]) == (original_place["file"], original_place["function"]), failure
+    assert_origins_hold(report, reduced, {source.name: source.read_text(encoding="utf-8")})
 
     tokens = tools.token_count(reduced)
     request.node.user_properties.append(("tokens", tokens))

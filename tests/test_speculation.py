@@ -7,6 +7,7 @@ repeatable (a real machine's timings are for ``bench/bench_parallel.py``).
 
 from __future__ import annotations
 
+import os
 import sys
 import zlib
 from collections.abc import Callable
@@ -266,3 +267,50 @@ def test_any_backend_plugs_into_the_scheduler_and_outcomes_come_in_order() -> No
         scheduler.close()
         assert (book.tests, book.hits) == (5, 1)
         assert all(p.state != "running" for p in cluster.oracle.started)
+
+
+class _ClosingPending:
+    """A test whose end is seen on a pipe; its ``done`` may close another test's pipe, as a warm pytest that a
+    test's end replaces closes the descriptor the tests running on it were waited on."""
+
+    def __init__(self, ends_after: int, closes: _ClosingPending | None = None) -> None:
+        self.read, self.write = os.pipe()
+        self.asked = 0
+        self.ends_after = ends_after
+        self.closes = closes
+
+    def done(self) -> bool:
+        self.asked += 1
+        if self.closes is not None and self.asked == 1:
+            os.close(self.closes.read)
+        return self.asked > self.ends_after
+
+    def ready_fds(self) -> list[int]:
+        return [self.read]
+
+    def wait(self) -> Verdict:
+        return Verdict(Outcome.PASS, Run("ok"))
+
+    def cancel(self) -> None:
+        pass
+
+
+def test_a_descriptor_closed_while_tests_wait_is_no_crash() -> None:
+    """At -j 2 a warm and a plain pytest test ran at once; when one ended it replaced the warm pytest, whose
+    descriptor the other was waited on: select() raised EBADF and the reduction ended with a traceback."""
+    from astreduce.search.scheduler import Scheduler
+
+    class Ledger:
+        oracle_seconds = 0.0
+
+        def stopping(self) -> bool:
+            return False
+
+    head = _ClosingPending(ends_after=10**6)
+    other = _ClosingPending(ends_after=3, closes=head)
+    ledger = Ledger()
+    scheduler = Scheduler(ledger, lambda text: Verdict(Outcome.PASS, Run("ok")), None, 2)  # type: ignore[arg-type]  # a toy ledger
+    assert scheduler._another_ends_first(head, {b"head": head, b"other": other}) is True  # type: ignore[arg-type]
+    os.close(head.write)
+    for fd in (other.read, other.write):
+        os.close(fd)

@@ -42,7 +42,7 @@ _GROUPS = {
         "max_tests", "max_seconds", "refine", "reduce_all",
     ),
     "Output": (
-        "output", "diff_path", "in_place", "report_path", "format_result", "table_path", "listing_path", "csv_path", "json_path",
+        "output", "diff_path", "in_place", "report_path", "bug_report_path", "annotate", "format_result", "table_path", "listing_path", "csv_path", "json_path",
         "plot_path", "log_x", "markdown", "quiet", "verbose", "debug",
     ),
     "Execution: where and how candidates run": (

@@ -6,6 +6,7 @@ import copy
 import importlib.metadata
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -19,7 +20,7 @@ from astreduce.search.cluster import Cluster, connect
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-MATCH_HELP = "How the exception must match: type, message (type and message), or regex:PATTERN on the message."
+MATCH_HELP = "How the exception must match: type, message (type and message), first-line (type and the message's first line), or regex:PATTERN on the message."
 
 #: What a candidate may do beyond its own test folder (every command that runs candidates has them).
 CONFINEMENT_OPTIONS: list[Callable[[Any], Any]] = [
@@ -224,6 +225,20 @@ budget_options = [
 ]
 
 
+#: ``--annotate`` and ``--bug-report``: what a result says of where it came from.
+provenance_options = [
+    click.option("--annotate", is_flag=True, help="End each line of the result with a `# from FILE:LINE` comment naming where it came from (where a comment changes nothing)."),
+    click.option("--bug-report", "bug_report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown bug report here: the command that shows the failure, the result, the failure as it prints, each line's origin, the Python and third-party versions."),
+]
+
+
+def provenance_option(command: F) -> F:
+    """Add ``--annotate`` and ``--bug-report`` to a click command."""
+    for option in reversed(provenance_options):
+        command = option(command)
+    return command
+
+
 def budget_option(command: F) -> F:
     """Add ``--max-tests`` and ``--max-time`` to a click command."""
     for option in reversed(budget_options):
@@ -250,6 +265,7 @@ def config_from(values: dict[str, Any], options: OracleOptions | None = None, **
         max_tests=values.pop("max_tests", None),
         max_seconds=values.pop("max_seconds", None),
         keep=values.pop("keep", None),
+        annotate=values.pop("annotate", False),
         options=options if options is not None else options_from(values),
         **settings,
     )

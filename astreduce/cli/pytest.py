@@ -10,12 +10,17 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import budget_option, cluster_from, config_from, confinement_from, dask_option, transforms_option, with_confinement_options
+from astreduce.cli.options import (
+    budget_option, cluster_from, config_from, confinement_from, dask_option, provenance_option, transforms_option,
+    with_confinement_options,
+)
 from astreduce.errors import UsageError
-from astreduce.files import write_tree
+from astreduce.files import write_atomically, write_tree
+from astreduce.reduce.bug_report import bug_report, for_pytest, relative, reproduce
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
 from astreduce.reduce.report import is_stdout, write_json
+from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.strategies import STRATEGIES
 
 
@@ -29,6 +34,9 @@ from astreduce.search.strategies import STRATEGIES
 @budget_option
 @click.option("--python", metavar="PATH|VERSION", help="The interpreter that runs the project's tests [default: the project's .venv or venv, else this one].")
 @click.option("--timeout", type=float, help="Seconds per test [default: 10x the original run, at least 2].")
+@click.option("--match", default="first-line", show_default=True, metavar="type|first-line|message|regex:PATTERN", help="How the node's failure must match the original's, besides its node, phase and exception type: the first line of its message, the whole message with pytest's explanation (message), a regular expression searched in the message, or nothing more (type).")
+@click.option("--anywhere", is_flag=True, help="Let the failure happen anywhere; by default its raising line must come from the same function of the same file as in the original.")
+@click.option("-v", "--verbose", "verbose", type=int, is_flag=False, flag_value=5, default=0, metavar="[LINES]", help="After each test, say how it ended and show the last LINES lines it printed [LINES: 5].")
 @click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky tests).")
 @click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Tests run at once; the result is the same for every value.")
 @click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
@@ -38,6 +46,7 @@ from astreduce.search.strategies import STRATEGIES
 @with_confinement_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
+@provenance_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path, **values: Any) -> None:
@@ -59,19 +68,24 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
     not find, a node that passes, no pytest under the interpreter); 130
     interrupted.
     """
-    report_path, quiet, debug, warm, dask_address = (
-        values.pop(name) for name in ("report_path", "quiet", "debug", "warm", "dask_address")
+    report_path, quiet, debug, warm, dask_address, bug_path = (
+        values.pop(name) for name in ("report_path", "quiet", "debug", "warm", "dask_address", "bug_report_path")
     )
     with errors(debug):
-        options = OracleOptions(timeout=values.pop("timeout"), retries=values.pop("retries"), **confinement_from(values))
+        options = OracleOptions(
+            timeout=values.pop("timeout"), retries=values.pop("retries"), match=values.pop("match"), anywhere=values.pop("anywhere"),
+            verbose=values.pop("verbose") or 0, **confinement_from(values),
+        )
+        options.check()
         config = config_from(values, options, resume=values.pop("resume"), cache_dir=values.pop("cache_dir"))
         root = root.resolve()
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
         if not output.resolve().parent.is_dir():
             raise UsageError(f"{output}: the output's folder {output.parent} does not exist")
-        if report_path is not None and not is_stdout(report_path) and not report_path.resolve().parent.is_dir():
-            raise UsageError(f"{report_path}: the report's folder {report_path.parent} does not exist")
+        for path, what in ((report_path, "report"), (bug_path, "bug report")):
+            if path is not None and not is_stdout(path) and not path.resolve().parent.is_dir():
+                raise UsageError(f"{path}: the {what}'s folder {path.parent} does not exist")
         project = read_project(root, nodeid, list(modules), values.pop("python"), outdir=output)
         cluster, jobs = cluster_from(dask_address, config.jobs)
         config = replace(config, cluster=cluster, jobs=jobs)
@@ -86,7 +100,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
 
         result, interrupted = run_reduction(
             lambda stop, progress: reduce_pytest_node(
-                project, config, on_improve=save, on_progress=progress, on_note=say, stop=stop, warm=warm
+                project, config, on_improve=save, on_progress=progress, on_note=say, stop=stop, warm=warm, echo=say,
             ),
             quiet=quiet,
             target=output,
@@ -96,8 +110,36 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         save(result.files)
         if report_path is not None:
             write_json(report_path, result.report(str(output)), config.options)
+        if bug_path is not None and result.verified:
+            _report_the_bug(bug_path, result, output, config.options, quiet)
         _print(result, output, quiet, show=not is_stdout(report_path))
         exit_after(result.verified, interrupted, output)
+
+
+def _report_the_bug(path: Path, result: PytestResult, output: Path, options: OracleOptions, quiet: bool) -> None:
+    """Run the reduced project's node once more as the report shows it, and write the report (``--bug-report``)."""
+    tree, project = result.tree, result.project
+    reproduction = for_pytest(output, result.files, nodeid=project.nodeid, python=project.python)
+    ran = reproduce(reproduction, options.limits())
+    before, after = tree.input_size, tree.output_size
+    sizes = (
+        f"{before.files} → {after.files} files, {before.tokens} → {after.tokens} tokens, {tree.tests} tests, {tree.seconds:.1f} s"
+    )
+    place = tree.provenance.raised_from if tree.provenance is not None else None
+    where = f" in `{place.function}` in `{place.file}`" if place is not None and place.function else ""
+    text = bug_report(
+        title=f"{project.nodeid} fails: {tree.target.split(': ', 1)[-1]}{where}", files=tree.tree, provenance=tree.provenance,
+        reproduction=reproduction, ran=ran, python=project.python, names={p: f"{relative(output)}/{p}" for p in tree.tree},
+        original=str(project.root), sizes=sizes,
+    )
+    write_atomically(path, text.encode("utf-8"))
+    if not quiet:
+        say(f"bug report written to {path}")
+
+
+def _place(tree: TreeResult, output: Path) -> str:
+    """Where the result fails, and where that line came from ('' when not known)."""
+    return tree.provenance.summary(str(output), tree=True) if tree.provenance is not None else ""
 
 
 def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -> None:
@@ -112,7 +154,7 @@ def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -
         say(
             f"{result.project.nodeid} -> {output}: {before.files} -> {after.files} files, {before.tokens} -> {after.tokens} tokens "
             f"({ratio:.1%}), {tree.tests} tests, {tree.seconds:.1f} s{'' if tree.verified else ' (NOT verified)'}; "
-            f"still fails: {result.failure.splitlines()[0] if result.failure else ''}"
+            f"still fails: {tree.target}" + (f"; {place}" if (place := _place(tree, output)) else "")
         )
         if deleted:
             say(f"deleted: {', '.join(deleted[:10])}{' ...' if len(deleted) > 10 else ''}")

@@ -11,7 +11,9 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
+from astreduce.cli.options import (
+    budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, transforms_option,
+)
 from astreduce.errors import UsageError
 from astreduce.files import (
     LatestWriter,
@@ -22,8 +24,12 @@ from astreduce.files import (
     default_output_dir,
     read_input,
     read_source,
+    write_atomically,
     write_tree,
 )
+from astreduce.interpreters import resolve_python
+from astreduce.oracles.options import OracleOptions
+from astreduce.reduce.bug_report import Reproduction, bug_report, for_file, for_tree, relative, reproduce
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.oracles.options import REDUCING, describe_options
@@ -31,7 +37,7 @@ from astreduce.source.measure import measure
 from astreduce.reduce.report import is_stdout, write_json, write_report
 from astreduce.reduce.single import ReduceConfig, Result, reduce_with
 from astreduce.reduce.tree import reduce_tree_with, resolve_entry
-from astreduce.reduce.tree_result import TreeResult
+from astreduce.reduce.tree_result import TreeResult, TreeSizes
 from astreduce.search.strategies import STRATEGIES
 
 
@@ -50,6 +56,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--grammar", "grammar_path", type=click.Path(dir_okay=False, path_type=Path), help="FILE is data, not Python: reduce it by its derivation tree under this Lark grammar (Earley), with --run, --test or --differential as the oracle.")
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
+@provenance_option
 @click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
@@ -68,10 +75,13 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     oracle); --run CMD gets {dir} (the copy) and {file} (the entry file, else
     the copy); --test SCRIPT gets the copy's folder as its argument.
     """
-    output, in_place, report_path, quiet, debug, grammar_path, start_rule, dask_address = (
+    output, in_place, report_path, quiet, debug, grammar_path, start_rule, dask_address, bug_path = (
         values.pop(name)
-        for name in ("output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule", "dask_address")
+        for name in (
+            "output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule", "dask_address", "bug_report_path",
+        )
     )
+    append_path = values.get("append_path")
     with errors(debug):
         config = config_from(
             values, resume=values.pop("resume"), cache_dir=values.pop("cache_dir"), exhaustive=values.pop("exhaustive")
@@ -82,14 +92,14 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
             grammar = None if grammar_path is None else GrammarInput(grammar_path, start_rule)
             _reduce_file(
                 inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
-                grammar=grammar, dask_address=dask_address,
+                grammar=grammar, dask_address=dask_address, bug_path=bug_path, append_path=append_path,
             )
         else:
             if grammar_path is not None:
                 raise UsageError("--grammar reduces one input file, not a directory or several files")
             _reduce_tree(
                 list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
-                dask_address=dask_address,
+                dask_address=dask_address, bug_path=bug_path,
             )
 
 
@@ -116,6 +126,8 @@ def _reduce_file(
     quiet: bool,
     grammar: GrammarInput | None = None,
     dask_address: str | None = None,
+    bug_path: Path | None = None,
+    append_path: str | None = None,
 ) -> None:
     """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
     if in_place and output is not None:
@@ -125,6 +137,8 @@ def _reduce_file(
     check_output_path(target, None if in_place else file)
     if report_path is not None and not is_stdout(report_path):
         check_output_path(report_path, file, what="report")
+    if bug_path is not None:
+        check_output_path(bug_path, file, what="bug report")
     backup = file.with_name(file.name + ".orig")
     if in_place and backup.exists() and not filecmp.cmp(file, backup, shallow=False):
         raise UsageError(
@@ -173,8 +187,49 @@ def _reduce_file(
         writer.close()  # whatever ends the reduction, the newest improvement is on disk before it exits
     if report_path is not None:
         write_report(report_path, result, str(file), str(target), config.options)
+    if bug_path is not None and result.verified and grammar is None:
+        python = resolve_python(config.options.python)
+        append = (append_path, config.options.append) if append_path and config.options.append else None
+        reproduction = for_file(
+            config.options, target, input_name=file.name, python=python, search_path=config.search_path, text=result.text,
+            append=append,
+        )
+        _write_bug_report(
+            bug_path, result, reproduction, config.options, python, files={config.filename: result.text},
+            names={config.filename: relative(target)}, original=str(file), quiet=quiet,
+            appended=(Path(append_path).name, config.options.append) if append_path and config.options.append else None,
+        )
     _print_result(result, file, target, quiet, show=not is_stdout(report_path))
     exit_after(result.verified, interrupted, target)
+
+
+def _write_bug_report(
+    path: Path, result: Result | TreeResult, reproduction: Reproduction, options: OracleOptions, python: str, *,
+    files: dict[str, str], names: dict[str, str], original: str, quiet: bool, appended: tuple[str, str] | None = None,
+) -> None:
+    """Run the result once more as the report shows it, and write the report (``--bug-report``)."""
+    ran = reproduce(reproduction, options.limits())
+    before, after = result.input_size, result.output_size
+    sizes = f"{before.tokens} → {after.tokens} tokens, {before.lines} → {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
+    title = _title(result)
+    text = bug_report(
+        title=title, files=files, provenance=result.provenance, reproduction=reproduction, ran=ran, python=python,
+        names=names, original=original, sizes=sizes, appended=appended,
+    )
+    write_atomically(path, text.encode("utf-8"))
+    if not quiet:
+        say(f"bug report written to {path}")
+
+
+def _title(result: Result | TreeResult) -> str:
+    """The bug report's title: what fails, and where."""
+    what = result.target or "The failure"
+    provenance = result.provenance
+    place = provenance.raised_from if provenance is not None else None
+    if place is None or place.pinned:
+        return f"{what}, reduced"
+    where = f"`{place.function}` in `{place.file}`" if place.function else f"`{place.file}`"
+    return f"{what} in {where}, reduced"
 
 
 def _reduce_tree(
@@ -187,6 +242,7 @@ def _reduce_tree(
     report_path: Path | None,
     quiet: bool,
     dask_address: str | None = None,
+    bug_path: Path | None = None,
 ) -> None:
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
     if in_place:
@@ -196,6 +252,8 @@ def _reduce_tree(
     check_output_dir(target, given)
     if report_path is not None and not is_stdout(report_path):
         check_report_path(report_path, given)
+    if bug_path is not None:
+        check_report_path(bug_path, given)
     entry_path = resolve_entry(entry, given)
     config.options.check_tree(entry_path, REDUCING)
     cluster, jobs = cluster_from(dask_address, config.jobs)
@@ -206,9 +264,16 @@ def _reduce_tree(
         write_tree(target, tree, given.modes)
         saved.append(len(tree))
 
+    label = " ".join(str(p) for p in inputs)
+    size = TreeSizes().tree(given.files)
+
+    def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
+        say(f"{label}: {size.files} files, {size.tokens} tokens; {describe_options(config.options)}; {note}")
+
     result, interrupted = run_reduction(
         lambda stop, progress: reduce_tree_with(
-            given.files, config, entry=entry_path, modes=given.modes, on_improve=save, on_progress=progress, stop=stop
+            given.files, config, entry=entry_path, modes=given.modes, on_improve=save, on_progress=progress, stop=stop,
+            on_note=None if quiet else first_line,
         ),
         quiet=quiet,
         target=target,
@@ -216,9 +281,15 @@ def _reduce_tree(
         what="tree",
     )
     save(result.tree)
-    label = " ".join(str(p) for p in inputs)
     if report_path is not None:
         write_json(report_path, result.report(label, str(target)), config.options)
+    if bug_path is not None and result.verified:
+        python = resolve_python(config.options.python)
+        reproduction = for_tree(config.options, target, result.tree, entry=entry_path, python=python)
+        _write_bug_report(
+            bug_path, result, reproduction, config.options, python, files=result.tree,
+            names={p: f"{relative(target)}/{p}" for p in result.tree}, original=label, quiet=quiet,
+        )
     _print_tree_result(result, label, target, quiet, show=not is_stdout(report_path))
     exit_after(result.verified, interrupted, target)
 
@@ -250,7 +321,7 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
         state = "verified" if result.verified else "NOT verified"
         ended = ", the budget ended the run" if result.budget_ended else ""
         provenance = getattr(result, "provenance", None)
-        place = provenance.summary(str(target)) if provenance is not None else ""
+        place = provenance.summary(str(target), tree=isinstance(result, TreeResult)) if provenance is not None else ""
         click.echo(
             f"{label} -> {target}: {files}{before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
             f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"

@@ -72,16 +72,19 @@ class Run:
     """Where the failure happened in the candidate: the innermost frame in a file of the candidate (its path in
     the candidate's tree, its line), else in an appended script (:data:`APPENDED`, its line); None when no frame
     is in either (or the oracle cannot tell)."""
-    elsewhere: str = field(default="", compare=False)
-    """Set when the run failed as the target but at another place than the original: where, in words."""
+    rejected: str = field(default="", compare=False)
+    """Set when the run failed as the target but does not count: why, in words (raised elsewhere, does not parse)."""
 
     def describe(self) -> str:
         """A short human description: ``AssertionError('My Test')``, ``no exception``."""
+        said = self._described()
+        return f"{said}, but {self.rejected}" if self.rejected else said
+
+    def _described(self) -> str:
         if self.ending == "ok":
             return "no exception"
         if self.ending in ("exception", "syntax"):
-            said = f"{self.exception}({self.message!r})" if self.message else self.exception
-            return f"{said} raised elsewhere ({self.elsewhere})" if self.elsewhere else said
+            return f"{self.exception}({self.message!r})" if self.message else self.exception
         return f"{self.ending} ({self.detail})" if self.detail else self.ending
 
     def located(self, files: Callable[[str], int | None], root: str = "") -> Run:
@@ -373,7 +376,7 @@ class Target:
     exception: str
     message: str | None = None
     match: str = "message"
-    """'type', 'message', or 'regex:PATTERN' (searched in the message)."""
+    """'type', 'message', 'first-line' (of the message), or 'regex:PATTERN' (searched in the message)."""
 
     @classmethod
     def parse(cls, spec: str, match: str = "message") -> Target:
@@ -398,6 +401,8 @@ class Target:
             return False
         if self.match == "type":
             return True
+        if self.match == "first-line":
+            return run.message.split("\n", 1)[0] == (self.message or "").split("\n", 1)[0]
         if self.match.startswith("regex:"):
             return re.search(self.match[len("regex:") :], run.message) is not None
         wanted = self.message or ""

@@ -26,11 +26,11 @@ import sys
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.oracles import Run, Traits, Verdict
+from astreduce.oracles import Run, Traits, Verdict, frames_in_text
 from astreduce.oracles.confine import die_with_parent
 from astreduce.oracles.sandbox import (
     MIN_TIMEOUT,
@@ -394,16 +394,17 @@ class ProcessesPending:
 
 
 class _CommandPending(ProcessesPending):
-    def __init__(self, oracle: CommandOracle, processes: list[Process]) -> None:
+    def __init__(self, oracle: CommandOracle, processes: list[Process], lines: int) -> None:
         super().__init__(processes, oracle.wait_limit)
         self.oracle = oracle
         self.started = time.monotonic()
+        self.lines = lines
 
     def wait(self) -> Verdict:
         signatures = [p.wait(self.oracle.wait_limit) for p in self.processes]
         self.oracle.tests += 1
         self.oracle.seconds += time.monotonic() - self.started
-        return self.oracle.classify(signatures)
+        return self.oracle.located(self.oracle.classify(signatures), signatures[0], self.processes[0].workdir, self.lines)
 
 
 @dataclass
@@ -433,6 +434,8 @@ class CommandOracle:
     target: Signature | None = None
     tests: int = 0
     seconds: float = 0.0
+    raised_at: tuple[str, int] | None = None
+    """Where the original failed, when its standard error shows a Python traceback through the candidate."""
     _gated: dict[int, deque[Future[tuple[Process, str]]]] | None = field(default=None, repr=False, compare=False)
     """Per command, the next tests' processes, started ahead and waiting at their gates."""
     _starter: ThreadPoolExecutor | None = field(default=None, repr=False, compare=False)
@@ -449,7 +452,7 @@ class CommandOracle:
     def traits(self) -> Traits:
         """A command may run something that is not this file as a program (a formatter's input, a fuzzer's
         crash): nothing is traced, and a text Python rejects may be what crashes the tool."""
-        return Traits(unparsable=True, target=self.target.describe() if self.target is not None else "")
+        return Traits(unparsable=True, target=self.target.describe() if self.target is not None else "", raised_at=self.raised_at)
 
     @property
     def wait_limit(self) -> float:
@@ -472,7 +475,7 @@ class CommandOracle:
                 process, path = self._process(index, limits, gated=False, data=data)
             processes.append(process)
         self._prepare_gated()
-        return _CommandPending(self, processes)
+        return _CommandPending(self, processes, text.count("\n") + 1)
 
     def _process(self, index: int, limits: Limits, gated: bool, data: bytes | None = None) -> tuple[Process, str]:
         """A process for command ``index`` in a new test folder; gated ones wait for their candidate."""
@@ -530,6 +533,19 @@ class CommandOracle:
 
     def judge(self, text: str) -> Verdict:
         return self.start(text).wait()
+
+    def located(self, verdict: Verdict, signature: Signature, workdir: str, lines: int) -> Verdict:
+        """``verdict`` with where it raised: the innermost frame through the candidate (of ``lines`` lines) of the
+        last Python traceback on the command's standard error, if any (one command; not ``--differential``)."""
+        if self.differential:
+            return verdict
+        name = os.path.basename(self.filename)
+        run = replace(verdict.run, frames=frames_in_text(signature.stderr)).located(
+            lambda path: lines if path == name else None, workdir
+        )
+        if run.raised_at is not None:
+            run = replace(run, raised_at=(self.filename, run.raised_at[1]))
+        return Verdict(verdict.outcome, run)
 
     def classify(self, signatures: list[Signature]) -> Verdict:
         first = signatures[0]
@@ -619,6 +635,8 @@ class CommandOracle:
         """
         self.timeout = timeout if timeout is not None else 600.0
         pending = self.start(text)
-        verdict = self.adopt_original([p.wait() for p in pending.processes], timeout)
+        signatures = [p.wait() for p in pending.processes]
+        verdict = self.located(self.adopt_original(signatures, timeout), signatures[0], pending.processes[0].workdir, pending.lines)
+        self.raised_at = verdict.run.raised_at
         self.tests += 1
         return verdict

@@ -113,8 +113,8 @@ class OracleOptions:
                 raise UsageError(f"{', '.join(given)} only go with --run")
         if kind != "exec" and (self.expect or self.append or self.match != "message"):
             raise UsageError("--expect, --match and --append go with the exec oracle, not with --run, --test or --differential")
-        if self.match not in ("type", "message") and not self.match.startswith("regex:"):
-            raise UsageError(f"--match must be type, message or regex:PATTERN, not {self.match!r}")
+        if self.match not in ("type", "message", "first-line") and not self.match.startswith("regex:"):
+            raise UsageError(f"--match must be type, message, first-line or regex:PATTERN, not {self.match!r}")
         if self.match.startswith("regex:"):
             try:
                 re.compile(self.match[len("regex:") :])

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from astreduce.oracles import APPENDED, Converted, Oracle, Pending, Run, Verdict, Wrapper
 from astreduce.outcome import Outcome
-from astreduce.source.origins import Lineage, Origin
+from astreduce.source.origins import Lineage
 
 #: The candidates: a text, or a tree of files.
 C = TypeVar("C")
@@ -95,6 +95,9 @@ class SamePlace(Wrapper[C]):
     def start(self, candidate: C) -> Pending:
         return Converted(self.inner.start(candidate), lambda verdict: self.placed(candidate, verdict))
 
+    def judge(self, candidate: C) -> Verdict:
+        return self.placed(candidate, self.inner.judge(candidate))
+
     def placed(self, candidate: C, verdict: Verdict) -> Verdict:
         """``verdict``, a FAIL turned UNRESOLVED when it did not happen at the place."""
         if verdict.outcome is not Outcome.FAIL:
@@ -103,8 +106,8 @@ class SamePlace(Wrapper[C]):
         if self._same(found):
             return verdict
         self.elsewhere += 1
-        said = found.describe() if found is not None else "in no line of the original"
-        return Verdict(Outcome.UNRESOLVED, replace(verdict.run, elsewhere=said))
+        said = found.describe() if found is not None else "a line of no origin"
+        return Verdict(Outcome.UNRESOLVED, replace(verdict.run, rejected=f"raised elsewhere: {said}"))
 
     def _same(self, found: Place | None) -> bool:
         if found is None:
@@ -112,8 +115,3 @@ class SamePlace(Wrapper[C]):
         if self.place.pinned or found.pinned:
             return found == self.place
         return (found.file, found.function) == (self.place.file, self.place.function)
-
-
-def origin_function(lineage: Lineage, origin: Origin | None) -> str | None:
-    """The function of ``origin`` (None: no origin, or module level)."""
-    return None if origin is None else lineage.function(origin)

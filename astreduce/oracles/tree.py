@@ -34,7 +34,7 @@ import statistics
 import sys
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -42,7 +42,7 @@ from typing import Generic, TypeVar
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
 from astreduce.interpreters import require_worker_python, resolve_python
-from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict, frames_from
+from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict, frames_from, frames_in_text
 from astreduce.oracles._worker_main import REPORT_MARK
 from astreduce.oracles.command import (
     CommandOracle,
@@ -145,17 +145,28 @@ def _run_from(signature: Signature) -> Run:
     return Run("crash", seconds=signature.seconds, detail=signature.describe() + " without a report")
 
 
+def lines_in(tree: Mapping[str, str]) -> Callable[[str], int | None]:
+    """How many lines a file of ``tree`` has, by its path (None: not a file of it): what :meth:`Run.located` asks."""
+    return lambda path: tree[path].count("\n") + 1 if path in tree else None
+
+
 class _TreePending(ProcessesPending):
     """A tree's test: each process waits out the timeout it started with."""
 
-    def __init__(self, oracle: DirectoryOracle, processes: list[Process]) -> None:
+    def __init__(self, oracle: DirectoryOracle, processes: list[Process], tree: Mapping[str, str]) -> None:
         super().__init__(processes)
         self.oracle = oracle
+        self.tree = tree
 
     def wait(self) -> Verdict:
         signatures = [p.wait() for p in self.processes]
         self.oracle.tests += 1
-        return self.oracle.classify(signatures)
+        verdict = self.oracle.classify(signatures)
+        first = self.processes[0]
+        run = verdict.run if verdict.run.frames or self.oracle.command is None else replace(
+            verdict.run, frames=frames_in_text(signatures[0].stderr)
+        )
+        return Verdict(verdict.outcome, run.located(lines_in(self.tree), first.workdir))
 
 
 @dataclass
@@ -176,6 +187,8 @@ class DirectoryOracle:
     target: Target | None = None
     command: CommandOracle | None = None
     tests: int = 0
+    raised_at: tuple[str, int] | None = field(default=None, init=False, compare=False)
+    """Where the original failed (:attr:`Traits.raised_at`), set by calibration."""
 
     def __post_init__(self) -> None:
         options = self.options
@@ -200,8 +213,8 @@ class DirectoryOracle:
         A file's values are traced by running the entry (:func:`~astreduce.reduce.tree.entry_tracer`), not
         by a tracer of one text."""
         if self.command is not None:
-            return self.command.traits
-        return Traits(python=self.python, target=self.target.describe() if self.target is not None else "")
+            return self.command.traits.passed_on(raised_at=self.raised_at)
+        return Traits(python=self.python, target=self.target.describe() if self.target is not None else "", raised_at=self.raised_at)
 
     def start(self, tree: Mapping[str, str]) -> Pending:
         timeout = self.command.wait_limit if self.command is not None else self.timeout
@@ -217,7 +230,7 @@ class DirectoryOracle:
             materialise(tree, workdir)
             argv, shell = self.argv(command, workdir)
             processes.append(Process(argv, workdir, timeout, limits, None, shell))
-        return _TreePending(self, processes)
+        return _TreePending(self, processes, tree)
 
     def argv(self, command: str, workdir: str) -> tuple[list[str], bool]:
         """What runs one test in ``workdir`` (the entry runner, the script, or the command), and whether through a shell."""
@@ -275,7 +288,11 @@ class DirectoryOracle:
         pending = self.start(tree)
         if not isinstance(pending, _TreePending):
             return pending.wait()  # the command cannot even start: the caller's check reports it
-        return command.adopt_original([p.wait() for p in pending.processes], timeout, self.wording.fails_not(), self.wording.job)
+        signatures = [p.wait() for p in pending.processes]
+        verdict = command.adopt_original(signatures, timeout, self.wording.fails_not(), self.wording.job)
+        run = replace(verdict.run, frames=frames_in_text(signatures[0].stderr)).located(lines_in(tree), pending.processes[0].workdir)
+        self.raised_at = run.raised_at
+        return Verdict(verdict.outcome, run)
 
     def _calibrate_entry(self, tree: Mapping[str, str]) -> Verdict:
         """Run the entry file: its exception becomes the target unless --expect named one."""
@@ -295,6 +312,7 @@ class DirectoryOracle:
         if verdict.outcome is not Outcome.FAIL:
             assert self.target is not None
             raise NotReproducibleError(f"{self.wording.fails_not()}: expected {self.target.describe()}, got {run.describe()}")
+        self.raised_at = run.raised_at
         return verdict
 
     def classify_run(self, run: Run) -> Verdict:
@@ -392,9 +410,9 @@ class TreeOracle(DirectoryOracle):
             if script is not None:
                 assert self.command is not None
                 job = self._forked.start(tree, script, self.command.wait_limit, self._cpu_budget(), argv=("{dir}",))
-                return _ForkedPending(self, job)
+                return _ForkedPending(self, job, tree)
             if self.entry is not None:
-                return _ForkedPending(self, self._forked.start(tree, self.entry, self.timeout, self._cpu_budget()))
+                return _ForkedPending(self, self._forked.start(tree, self.entry, self.timeout, self._cpu_budget()), tree)
         timeout = self.command.wait_limit if self.command is not None else self.timeout
         limits = self.limits.for_timeout(timeout)
         commands = self.command.commands if self.command is not None else [""]
@@ -417,7 +435,7 @@ class TreeOracle(DirectoryOracle):
                     process.kill()
                 remove_workdir(workdir)
                 return Finished(Verdict(Outcome.UNRESOLVED, Run("crash", detail=missing)))
-        return _TreePending(self, processes)
+        return _TreePending(self, processes, tree)
 
     def _check_reliable(self, tree: Mapping[str, str], first: Verdict) -> None:
         """Run the original again and report every run, as the single-file reducer does."""
@@ -427,9 +445,10 @@ class TreeOracle(DirectoryOracle):
 class _ForkedPending:
     """A tree's entry running in a forked child: the run comes as the exec oracle reports it."""
 
-    def __init__(self, oracle: TreeOracle, job: Job) -> None:
+    def __init__(self, oracle: TreeOracle, job: Job, tree: Mapping[str, str]) -> None:
         self.oracle = oracle
         self.job = job
+        self.tree = tree
 
     def done(self) -> bool:
         return self.job.poll() is not None
@@ -441,12 +460,13 @@ class _ForkedPending:
         self.job.kill()
 
     def wait(self) -> Verdict:
-        run = self.job.wait()
+        run = self.job.wait().located(lines_in(self.tree))
         self.oracle.tests += 1
         if self.oracle.command is None:
             verdict = self.oracle.classify_run(run)
-        else:
-            verdict = self.oracle.command.classify([_as_signature(run, self.job.exit_status)])
+        else:  # a script run in this child: its frames in the tree's modules, if it imported them, are the place
+            judged = self.oracle.command.classify([_as_signature(run, self.job.exit_status)])
+            verdict = Verdict(judged.outcome, replace(judged.run, frames=run.frames, raised_at=run.raised_at))
         if verdict.outcome is Outcome.FAIL:
             self.oracle.failed_in(run.seconds)
         return verdict

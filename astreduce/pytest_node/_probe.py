@@ -24,11 +24,32 @@ def _qualified(kind):
     return name if kind.__module__ == "builtins" else kind.__module__ + "." + name
 
 
+#: Frames a record keeps of a traceback (the innermost).
+FRAMES_KEPT = 100
+
+
+def _frames(item, excinfo):
+    """The traceback as ``[file, line]`` pairs, outermost first, a file under the rootdir relative to it."""
+    try:
+        root = str(item.config.rootpath) + os.sep
+    except AttributeError:  # pytest before 6.1
+        root = str(item.config.rootdir) + os.sep
+    frames = []
+    for entry in excinfo.traceback:
+        path = str(entry.path)
+        frames.append([path[len(root):] if path.startswith(root) else path, entry.lineno + 1])
+    return frames[-FRAMES_KEPT:]
+
+
 def pytest_runtest_makereport(item, call):
     if call.excinfo is not None and call.when in ("setup", "call", "teardown"):
+        try:
+            frames = _frames(item, call.excinfo)
+        except Exception:  # a traceback pytest cannot walk: no place, the failure itself still counts
+            frames = []
         FAILURES.append({
             "nodeid": item.nodeid, "when": call.when,
-            "type": _qualified(call.excinfo.type), "message": str(call.excinfo.value),
+            "type": _qualified(call.excinfo.type), "message": str(call.excinfo.value), "frames": frames,
         })
 
 

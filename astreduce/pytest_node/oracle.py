@@ -23,22 +23,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import materialise
-from astreduce.oracles import Pending, Run, Traits, Verdict
+from astreduce.oracles import Pending, Run, Traits, Verdict, frames_from
 from astreduce.oracles.command import Process, ProcessesPending, Signature, last_line
 from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, blame_confinement
 from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.oracles.signature import neutral
+from astreduce.oracles.tree import lines_in
 from astreduce.outcome import Outcome
 from astreduce.pytest_node import _probe
 from astreduce.pytest_node.project import Project
@@ -51,6 +53,10 @@ PROBE = "_astreduce_pytest_probe"
 NOT_FOUND_EXITS = (4, 5)
 
 
+#: How a node's failure may match the original's (``astreduce pytest --match``).
+PYTEST_MATCHES = ("type", "first-line", "message")
+
+
 @dataclass(frozen=True)
 class Failure:
     """How a node failed: the phase, the exception's type and its neutral message."""
@@ -59,14 +65,37 @@ class Failure:
     when: str
     exception: str
     message: str
+    frames: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    """Its traceback (files relative to the project), outermost first."""
+
+    @property
+    def first_line(self) -> str:
+        return self.message.splitlines()[0] if self.message else ""
 
     def describe(self) -> str:
-        first = self.message.splitlines()[0] if self.message else ""
+        first = self.first_line
         return f"{self.nodeid} ({self.when}): {self.exception}: {first}" if first else f"{self.nodeid} ({self.when}): {self.exception}"
 
+    def matches(self, other: Failure, match: str) -> bool:
+        """Whether ``other`` is this failure as ``match`` compares them: the same node, phase and exception type, and
+        the same message (``message``: all of it, pytest's explanation included), its first line (``first-line``),
+        or one that ``regex:PATTERN`` finds (``type``: any)."""
+        if (other.nodeid, other.when, other.exception) != (self.nodeid, self.when, self.exception):
+            return False
+        if match == "type":
+            return True
+        if match == "first-line":
+            return other.first_line == self.first_line
+        if match.startswith("regex:"):
+            return re.search(match[len("regex:"):], other.message) is not None
+        return other.message == self.message
 
-def _failure(record: Mapping[str, str]) -> Failure:
-    return Failure(record.get("nodeid", ""), record.get("when", ""), record.get("type", ""), neutral(record.get("message", ""), numbers=False))
+
+def _failure(record: Mapping[str, Any]) -> Failure:
+    return Failure(
+        record.get("nodeid", ""), record.get("when", ""), record.get("type", ""), neutral(record.get("message", ""), numbers=False),
+        frames_from(dict(record)),
+    )
 
 
 def report_of(stdout: str) -> list[dict[str, str]] | None:
@@ -102,9 +131,13 @@ class PytestOracle:
 
     def __init__(
         self, project: Project, *, timeout: float | None = None, jobs: int = 1, warm: bool = True,
-        on_note: Callable[[str], None] | None = None, limits: Limits | None = None,
+        on_note: Callable[[str], None] | None = None, limits: Limits | None = None, match: str = "first-line",
     ) -> None:
         self.project = project
+        self.match = match
+        """How a candidate's failure must match the original's (:meth:`Failure.matches`)."""
+        self.raised_at: tuple[str, int] | None = None
+        """Where the original failed: the innermost frame in a file of the project's tree."""
         self.user_timeout = timeout
         self.timeout = timeout if timeout is not None else 600.0
         self.warm_timeout = self.timeout
@@ -140,12 +173,26 @@ class PytestOracle:
 
     @property
     def identity(self) -> str:
-        return f"pytest|{self.project.root}|{self.project.nodeid}|{self.project.python}|{self.target}"
+        return f"pytest|{self.project.root}|{self.project.nodeid}|{self.project.python}|{self.target}|{self.match}"
 
     @property
     def traits(self) -> Traits:
         """pytest runs the project as Python under its interpreter; values are not traced in a project."""
-        return Traits(python=self.project.python, target=self.target.describe() if self.target is not None else "")
+        return Traits(
+            python=self.project.python, target=self.describe_target() if self.target is not None else "", raised_at=self.raised_at
+        )
+
+    def describe_target(self) -> str:
+        """The original's failure, as :attr:`match` compares it."""
+        assert self.target is not None
+        target = self.target
+        if self.match == "type":
+            return f"{target.nodeid} ({target.when}): {target.exception}"
+        if self.match.startswith("regex:"):
+            return f"{target.nodeid} ({target.when}): {target.exception} matching /{self.match[len('regex:'):]}/"
+        if self.match == "message" and "\n" in target.message:
+            return f"{target.describe()} (and {target.message.count(chr(10))} more lines of pytest's explanation)"
+        return target.describe()
 
     @property
     def warm(self) -> bool:
@@ -178,7 +225,9 @@ class PytestOracle:
         """Travels (to a cluster's worker) as its project and what calibration found; its warm pytest starts there."""
         # a copy re-sent before its warm pytest started (a worker passing it on to another) keeps the plan
         plan = self._warm_plan if self.pool is None else (self.pool.defer, self.pool.setup.preimport)
-        return (_rebuilt, (self.project, self.user_timeout, self.timeout, self.warm_timeout, self.target, plan, self.limits))
+        return (_rebuilt, (
+            self.project, self.user_timeout, self.timeout, self.warm_timeout, self.target, plan, self.limits, self.match, self.raised_at,
+        ))
 
     def _start_planned_pool(self, tree: Mapping[str, str]) -> None:
         """A rebuilt oracle's warm pytest, as calibration chose it elsewhere; plain runs if it cannot start."""
@@ -217,7 +266,7 @@ class PytestOracle:
             process = Process(argv, workdir, self.timeout, self.limits.for_timeout(self.timeout), None, False, env=self.env)
         except OSError as error:
             raise UsageError(f"cannot run {self.project.python}: {error.strerror}") from None
-        return _PlainPending(self, process)
+        return _PlainPending(self, process, tree)
 
     def judge(self, tree: Mapping[str, str]) -> Verdict:
         return self.start(tree).wait()
@@ -225,16 +274,21 @@ class PytestOracle:
     def judge_plain(self, tree: Mapping[str, str]) -> Verdict:
         return self.start_plain(tree).wait()
 
-    def classify(self, failures: list[dict[str, str]] | None, exit_code: int | None, run: Run) -> Verdict:
+    def classify(self, failures: list[dict[str, Any]] | None, exit_code: int | None, run: Run, tree: Mapping[str, str]) -> Verdict:
         """FAIL when the target node failed as the original did; PASS when pytest passed; else UNRESOLVED."""
         self.tests += 1
         if failures is None:
             return Verdict(Outcome.UNRESOLVED, run)
         seen = [_failure(f) for f in failures]
         mine = [f for f in seen if self.target is None or f.nodeid == self.target.nodeid]
-        if mine:
-            run = Run("exception", mine[0].exception, mine[0].message, detail=mine[0].describe(), seconds=run.seconds)
-        if self.target is not None and self.target in seen:
+        target = self.target
+        matching = [f for f in mine if target is not None and target.matches(f, self.match)]
+        shown = matching[0] if matching else mine[0] if mine else None
+        if shown is not None:
+            run = Run(
+                "exception", shown.exception, shown.message, detail=shown.describe(), seconds=run.seconds, frames=shown.frames,
+            ).located(lines_in(tree))
+        if matching:
             return Verdict(Outcome.FAIL, run)
         if exit_code == 0 and not seen:
             return Verdict(Outcome.PASS, Run("ok", seconds=run.seconds))
@@ -304,7 +358,12 @@ class PytestOracle:
         if calls:
             self.target = calls[0]
             self.tests += 1
-            return Verdict(Outcome.FAIL, Run("exception", self.target.exception, self.target.message, detail=self.target.describe(), seconds=signature.seconds))
+            run = Run(
+                "exception", self.target.exception, self.target.message, detail=self.target.describe(), seconds=signature.seconds,
+                frames=self.target.frames,
+            ).located(lines_in(tree))
+            self.raised_at = run.raised_at
+            return Verdict(Outcome.FAIL, run)
         collected = [_failure(f) for f in failures if f.get("when") == "collect"]
         if collected:
             raise NotReproducibleError(f"pytest could not collect {collected[0].nodeid or nodeid}: {last_line(failures[-1].get('message', ''))}")
@@ -355,11 +414,11 @@ class PytestOracle:
 
 def _rebuilt(
     project: Project, user_timeout: float | None, timeout: float, warm_timeout: float, target: Failure | None,
-    plan: tuple[frozenset[str], tuple[str, ...]] | None, limits: Limits,
+    plan: tuple[frozenset[str], tuple[str, ...]] | None, limits: Limits, match: str, raised_at: tuple[str, int] | None,
 ) -> PytestOracle:
     """A calibrated :class:`PytestOracle` made again from what :meth:`PytestOracle.__reduce__` sends."""
-    oracle = PytestOracle(project, timeout=user_timeout, warm=plan is not None, limits=limits)
-    oracle.timeout, oracle.warm_timeout, oracle.target = timeout, warm_timeout, target
+    oracle = PytestOracle(project, timeout=user_timeout, warm=plan is not None, limits=limits, match=match)
+    oracle.timeout, oracle.warm_timeout, oracle.target, oracle.raised_at = timeout, warm_timeout, target, raised_at
     oracle._warm_plan = plan
     return oracle
 
@@ -401,16 +460,17 @@ def _top_level_names(text: str) -> set[str] | None:
 class _PlainPending(ProcessesPending):
     """A ``python -m pytest`` process; its probe's records come on standard output."""
 
-    def __init__(self, oracle: PytestOracle, process: Process) -> None:
+    def __init__(self, oracle: PytestOracle, process: Process, tree: Mapping[str, str]) -> None:
         super().__init__([process])
         self.oracle = oracle
         self.process = process
+        self.tree = tree
 
     def wait(self) -> Verdict:
         signature: Signature = self.process.wait()
         self.oracle.plain_tests += 1
         failures = None if signature.timed_out else report_of(signature.stdout)
-        return self.oracle.classify(failures, signature.exit_code, signature.to_run())
+        return self.oracle.classify(failures, signature.exit_code, signature.to_run(), self.tree)
 
 
 class _WarmPending:
@@ -448,8 +508,8 @@ class _WarmPending:
                 self.oracle.note(f"a warm pytest process ended ({answer.detail}); its test ran as a plain process")
             return self.oracle.start_plain(self.tree).wait()
         if answer.ending == "ok":
-            return self.oracle.classify(answer.failures, answer.exit, Run("ok", seconds=answer.seconds))
+            return self.oracle.classify(answer.failures, answer.exit, Run("ok", seconds=answer.seconds), self.tree)
         ending = "timeout" if answer.ending == "timeout" else "crash"
-        return self.oracle.classify(None, None, Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending))
+        return self.oracle.classify(None, None, Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending), self.tree)
 
 

@@ -21,12 +21,13 @@ from typing import Any
 from astreduce.errors import ReductionStopped
 from astreduce.files import FileTree
 from astreduce.oracles import Oracle
-from astreduce.oracles.options import RetryingOracle
+from astreduce.oracles.options import EchoingOracle, RetryingOracle
 from astreduce.oracles.tree import encode_tree
 from astreduce.pytest_node.oracle import PytestOracle
 from astreduce.pytest_node.project import Project
-from astreduce.reduce.single import ReduceConfig, StopRequest, make_plan
-from astreduce.reduce.tree import TreeReducer, resume_store
+from astreduce.reduce.single import ReduceConfig, StopRequest, make_plan, to_stderr
+from astreduce.reduce.tree import TreeReducer, guard_tree, resume_store
+from astreduce.source.origins import Lineage
 from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.session import ProgressEvent
 
@@ -68,7 +69,7 @@ class PytestResult:
         report = self.tree.report(str(self.project.root), output)
         report.update({
             "nodeid": self.project.nodeid,
-            "failure": self.failure,
+            "node_failure": self.failure,
             "python": self.project.python,
             "python_origin": self.project.python_origin,
             "reduced_files": sorted(self.project.reduced),
@@ -126,12 +127,13 @@ def reduce_pytest_node(
     on_note: Callable[[str], None] | None = None,
     stop: StopRequest | None = None,
     warm: bool = True,
+    echo: Callable[[str], None] | None = None,
 ) -> PytestResult:
     """Reduce ``project`` while its node fails the same way under pytest.
 
     ``on_improve`` gets every smaller reproducing project (every file the
     node still needs) as soon as it is found; ``on_note`` what the user
-    should know while it runs (said once each).
+    should know while it runs (said once each); ``echo`` how each test ended, with ``config.options.verbose``.
 
     Raises:
         UsageError: pytest missing under the project's interpreter, a node pytest does not find or that passes.
@@ -140,7 +142,9 @@ def reduce_pytest_node(
     """
     started = time.monotonic()
     options = replace(config.options, python=project.python)  # its parser reads the files (make_plan)
-    oracle = PytestOracle(project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note, limits=options.limits())
+    oracle = PytestOracle(
+        project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note, limits=options.limits(), match=options.match,
+    )
     judged: Oracle[FileTree] = oracle if options.retries <= 1 else RetryingOracle(oracle, options.retries)
     plan, parser = make_plan(replace(config, options=options))
     save = (lambda tree: on_improve({**project.fixed, **tree})) if on_improve is not None else None
@@ -150,18 +154,25 @@ def reduce_pytest_node(
         assert oracle.target is not None
         if config.cluster is not None:
             judged = config.cluster.adopt(judged)
+        lineage = Lineage(project.tree)
+        guarded = guard_tree(judged, replace(config, options=options), lineage, plan)
+        judged = guarded.oracle
+        if on_note is not None:
+            on_note(f"target: {judged.traits.target}; {guarded.note}")
+        if options.verbose > 0:
+            judged = EchoingOracle(judged, options.verbose, echo or to_stderr)
         store = resume_store(config, judged)
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
             protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced,
             store=store, exhaustive=config.exhaustive, budget=config.budget(), keep=config.keep, on_improve=save, on_progress=on_progress,
-            stop=stop,
+            stop=stop, lineage=lineage, place=guarded.place, annotate=config.annotate,
         )
         if save is not None:
             save(dict(project.tree))  # from now on the output exists and reproduces, whatever happens
         first_step: list[bool] = []
         tree = reducer.reduce(
-            started=started, format=config.format, judge=oracle.judge_plain,
+            started=started, format=config.format, judge=guarded.judged(oracle.judge_plain),
             first=lambda: first_step.append(_other_tests_at_once(reducer, project)),
         )
     finally:
@@ -171,7 +182,7 @@ def reduce_pytest_node(
             parser.close()
         if store is not None:
             store.close()
-    tree.target = oracle.target.describe()
+    tree.target = oracle.describe_target()
     result = PytestResult(
         project, first.run.detail or oracle.target.describe(), tree, first_step=any(first_step), warm=oracle.pool is not None,
         plain_tests=oracle.plain_tests, notes=oracle.notes,

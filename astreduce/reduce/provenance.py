@@ -15,13 +15,13 @@ from __future__ import annotations
 import io
 import keyword
 import tokenize
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
 from astreduce.oracles.place import Place, place_of
-from astreduce.source.origins import Lineage, Origin, Traced, lines_of
+from astreduce.source.origins import Lineage, Origin, Traced, text_lines, logical_lines
 
 __all__ = ["Provenance"]
 
@@ -41,6 +41,7 @@ class Provenance:
     """The origin of that line: the original's file, line and function."""
     same_place: bool = False
     """Whether candidates had to fail at the original's place (the default; ``--anywhere`` turns it off)."""
+    _logical: dict[str, tuple[list[str], list[tuple[int, int]]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(
@@ -70,42 +71,56 @@ class Provenance:
             for number, origin in zip(range(1, count + 1), traced.origins)
         ]
 
-    def summary(self, result_name: str) -> str:
-        """``raised at OUT:2, from pkg/mod.py:1375 in parser.parse`` ('' when the result's failure has no place)."""
+    def summary(self, result_name: str, tree: bool = False) -> str:
+        """``raised at OUT:2, from pkg/mod.py:1375 in parser.parse`` ('' when the result's failure has no place);
+        ``result_name`` is the output file, or the output folder of a ``tree``."""
         if self.raised_at is None:
             return ""
         if self.raised_from is not None and self.raised_from.pinned:
             return f"raised in {self.raised_from.describe()}"
         path, line = self.raised_at
-        where = f"{result_name}:{line}" if path == next(iter(self.files), None) and len(self.files) == 1 else f"{result_name}/{path}:{line}"
+        where = f"{result_name}/{path}:{line}" if tree else f"{result_name}:{line}"
         if self.raised_from is None:
             return f"raised at {where}"
         return f"raised at {where}, from {self.raised_from.describe()}"
 
     def changes(self) -> tuple[dict[str, str], list[dict[str, Any]]]:
-        """The names renamed (original name → the result's) and, line by line, the folds: original text that became
-        other text in a line cut from it (an expression become a constant, an argument inlined)."""
+        """The names renamed (original name → the result's) and, line by line, the folds: the result's tokens that
+        stand where its original line had others, the renames undone (an expression become a constant, an argument
+        inlined in place of a parameter)."""
+        pairs = [
+            (path, number, _words(line), _words(source))
+            for path, traced in self.files.items()
+            for number, (line, origin) in enumerate(zip(traced.lines, traced.origins), start=1)
+            if origin is not None and (source := self.origin_text(origin)) is not None
+        ]
         renames: dict[str, str] = {}
+        for _, _, now, was in pairs:
+            for tag, i1, i2, j1, j2 in SequenceMatcher(None, was, now, autojunk=False).get_opcodes():
+                if tag == "replace" and i2 - i1 == j2 - j1 == 1 and _is_name(was[i1]) and _is_name(now[j1]):
+                    renames.setdefault(was[i1], now[j1])
+        back: dict[str, str] = {}
+        for old, new in renames.items():
+            back.setdefault(new, old)
         folds: list[dict[str, Any]] = []
-        originals: dict[str, list[str]] = {}
-        for path, traced in self.files.items():
-            for number, (line, origin) in enumerate(zip(traced.lines, traced.origins), start=1):
-                if origin is None:
-                    continue
-                source = originals.setdefault(origin.file, lines_of(self.lineage.original.get(origin.file, "")))
-                if not 1 <= origin.line <= len(source):
-                    continue
-                was, now = _words(source[origin.line - 1]), _words(line)
-                matcher = SequenceMatcher(None, was, now, autojunk=False)
-                for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-                    if tag not in ("replace", "insert"):
-                        continue
-                    old, new = was[i1:i2], now[j1:j2]
-                    if len(old) == len(new) == 1 and _is_name(old[0]) and _is_name(new[0]):
-                        renames.setdefault(old[0], new[0])
-                    else:
-                        folds.append({"file": path, "line": number, "was": " ".join(old), "now": " ".join(new)})
+        for path, number, now, was in pairs:
+            undone = [back.get(word, word) for word in now]
+            for tag, i1, i2, j1, j2 in SequenceMatcher(None, was, undone, autojunk=False).get_opcodes():
+                if tag in ("replace", "insert") and not all(word in back for word in now[j1:j2]):
+                    folds.append({"file": path, "line": number, "was": " ".join(was[i1:i2]), "now": " ".join(now[j1:j2])})
         return renames, folds
+
+    def origin_text(self, origin: Origin) -> str | None:
+        """The text of the logical line ``origin`` begins or lies in, from that line to the logical line's end
+        (None: not a line of the original)."""
+        cached = self._logical.get(origin.file)
+        if cached is None:
+            text = self.lineage.original.get(origin.file, "")
+            cached = self._logical[origin.file] = (text_lines(text), logical_lines(text))
+        lines, spans = cached
+        if not 1 <= origin.line <= len(lines):
+            return None
+        return " ".join(lines[origin.line - 1 : spans[origin.line - 1][1]])
 
     def report(self, relative: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The report's ``origins``, ``failure``, ``renames`` and ``folds`` (result paths renamed by ``relative``)."""
@@ -134,6 +149,33 @@ class Provenance:
             "renames": renames,
             "folds": folds,
         }
+
+
+def annotated(text: str, origins: Sequence[Origin | None]) -> str:
+    """``text`` with each line that has an origin ending in ``# from FILE:LINE``, where a comment changes nothing:
+    not inside a string or after a line continuation, not on a line that already has a comment. Lines keep
+    their endings; a text that does not tokenize is returned as it is."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError, SystemError):
+        return text
+    ends: set[int] = set()
+    commented: set[int] = set()
+    for token in tokens:
+        if token.type in (tokenize.NEWLINE, tokenize.NL) and token.start[1] > 0:
+            ends.add(token.start[0])
+        elif token.type == tokenize.COMMENT:
+            commented.add(token.start[0])
+    lines = text.splitlines(keepends=True)
+    out = []
+    for number, line in enumerate(lines, start=1):
+        origin = origins[number - 1] if number <= len(origins) else None
+        if origin is None or number not in ends or number in commented or not line.strip():
+            out.append(line)
+            continue
+        body = line.rstrip("\r\n")
+        out.append(f"{body}  # from {origin}{line[len(body):]}")
+    return "".join(out)
 
 
 def _words(line: str) -> list[str]:

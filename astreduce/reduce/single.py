@@ -19,7 +19,7 @@ import re
 import sys
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +30,12 @@ from astreduce.files import check_output_path, default_output, newline_of, read_
 from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Run, Target, Traits, plugged
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.place import Place, SamePlace, place_of
+from astreduce.oracles.place import Place, place_of
 from astreduce.oracles.options import EchoingOracle, OracleOptions, Original, build_oracle, require_target
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.oracles.predicate import outcome_line as describe_call
-from astreduce.reduce.provenance import Provenance
+from astreduce.reduce.guards import guard
+from astreduce.reduce.provenance import Provenance, annotated
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, tests_by_worker
@@ -44,8 +45,8 @@ from astreduce.search.session import (
 )
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
-from astreduce.source.origins import Lineage
-from astreduce.source.syntax import check_parses, parse_foreign, syntax_interpreter
+from astreduce.source.origins import Lineage, Origin
+from astreduce.source.syntax import check_parses, parse_foreign, parses_here, syntax_interpreter
 from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import Recorder, ValueFromTrace
 
@@ -164,6 +165,9 @@ class ReduceConfig:
     keep: str | None = None
     """Lines this regular expression finds are never deleted or rewritten (``--keep``), as those marked
     ``# astreduce: keep``."""
+    annotate: bool = False
+    """End each line of the result that has an origin with a ``# from FILE:LINE`` comment (``--annotate``), when the
+    annotated result still reproduces."""
 
     def __post_init__(self) -> None:
         self.check()  # once, where the settings are gathered: every job gets settings that go together
@@ -379,18 +383,23 @@ def reduce_with(
         first = judged.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
-    traits = judged.traits
-    plan.unparsable_text = traits.unparsable
     calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
     name = config.filename
     lineage = Lineage({name: text})
-    place = None if config.options.anywhere else place_of(traits.raised_at, lineage, {name: text})
-    if place is not None:
-        judged = SamePlace(judged, place, lineage, lambda candidate: {name: candidate})
+    calibrated = judged
+    guarded = guard(
+        judged, options=config.options, lineage=lineage, tree_of=lambda candidate: {name: candidate},
+        parses=(lambda candidate: plan.parse(candidate) is not None) if plan.foreign_parser else parses_here,
+    )
+    judged, place = guarded.oracle, guarded.place
+    traits = judged.traits
+    plan.unparsable_text = traits.unparsable
     if config.options.verbose > 0:
-        judged = EchoingOracle(judged, config.options.verbose, echo or _to_stderr)
+        judged = EchoingOracle(judged, config.options.verbose, echo or to_stderr)
     if on_note is not None:
-        on_note(f"target: {traits.target or 'as the oracle judges'} (the original's runs took {calibrating:.2f} s)")
+        on_note(
+            f"target: {traits.target or 'as the oracle judges'} (the original's runs took {calibrating:.2f} s); {guarded.note}"
+        )
     configure_tracing(plan.transforms, traits.tracer, enabled=traits.tracer is not None and not plan.foreign_parser)
     start = judged.start if traits.starts else None
     saved: list[str] = []
@@ -408,7 +417,7 @@ def reduce_with(
         store = OutcomeStore(
             config.cache_dir or default_cache_dir(), f"{judged.identity}|{config.filename}|{config.search_path}"
         )
-    counted = tests_by_worker(judged)
+    counted = tests_by_worker(calibrated)
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         retry_stale=config.exhaustive, compiles=traits.compiles, oracle_seconds=calibrating, budget=budget,
@@ -439,11 +448,11 @@ def reduce_with(
                 interrupted = interrupted or stop.requested
         budget_ended = budget_spent(budget, interrupted, stop)
         latest = saved[0] if interrupted and saved else None
-        searched = tests_by_worker(judged) - counted  # the search's tests, before the final check
+        searched = tests_by_worker(calibrated) - counted  # the search's tests, before the final check
         with _collecting_rarely():  # black's import made 44 collections of the search's heap: 0.2 s
             result = _finish(
                 session, judged, strategy, started, format=config.format and (budget_ended or not interrupted), latest=latest,
-                lineage=lineage, name=name, place=place,
+                lineage=lineage, name=name, place=place, annotate=config.annotate and (budget_ended or not interrupted),
             )
     finally:
         judged.close()
@@ -487,7 +496,8 @@ def _collecting_rarely() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _to_stderr(text: str) -> None:
+def to_stderr(text: str) -> None:
+    """Write a line on standard error (how each test ended, ``--verbose``, when no one else says it)."""
     sys.stderr.write(text + "\n")
 
 
@@ -518,7 +528,7 @@ def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *,
 
 def _finish(
     session: Session, oracle: Oracle[str], strategy: str, started: float, format: bool, latest: str | None = None,
-    *, lineage: Lineage, name: str, place: Place | None,
+    *, lineage: Lineage, name: str, place: Place | None, annotate: bool = False,
 ) -> Result:
     """Verify the best candidate (``latest``, the last one saved, when it is smaller), format it, measure it,
     and say where its lines and its failure come from (``lineage``; ``place``: the original's, when checked)."""
@@ -544,6 +554,9 @@ def _finish(
         return formatted if formatted is None or keeps_lines(formatted, session.protected) else None  # black may rewrite a kept line
 
     best, verified, formatted, notes = verify_and_format(best, reproduces, pretty if format else None)
+    if annotate and verified:
+        best, note = annotate_verified(best, lineage.trace({name: best})[name].origins, reproduces)
+        notes += [note] if note else []
     original_place = place if place is not None else place_of(oracle.traits.raised_at, Lineage({name: session.text}), {name: session.text})
     provenance = Provenance.of(
         lineage, {name: best}, original_place, failed[0].raised_at if failed else None, same_place=place is not None
@@ -568,6 +581,15 @@ def _finish(
         syntax_rejections=session.syntax_rejections,
         provenance=provenance,
     )
+
+
+def annotate_verified(text: str, origins: Sequence[Origin | None], reproduces: Callable[[str], bool]) -> tuple[str, str]:
+    """``text`` with its lines' origins as comments (:func:`~astreduce.reduce.provenance.annotated`) when that still
+    reproduces, else ``text`` itself and a note saying why."""
+    marked = annotated(text, origins)
+    if marked == text or reproduces(marked):
+        return marked, ""
+    return text, "the result with its origins as comments no longer reproduces (the program reads its own source?); written without them"
 
 
 def verify_and_format(

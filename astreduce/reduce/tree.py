@@ -66,6 +66,11 @@ from astreduce.source.tree import Tree, is_statement
 from astreduce.files import FileTree, InputTree, check_output_dir, default_output_dir, read_input, write_tree
 from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
+from astreduce.oracles.place import Place, place_of
+from astreduce.reduce.guards import Guarded, guard
+from astreduce.reduce.provenance import Provenance, annotated
+from astreduce.source.origins import Lineage
+from astreduce.source.syntax import parses_here
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
 MAX_ROUNDS = 10
@@ -124,8 +129,17 @@ class TreeReducer:
         on_improve: Callable[[dict[str, str]], None] | None = None,
         on_progress: Callable[[ProgressEvent], None] | None = None,
         stop: StopRequest | None = None,
+        lineage: Lineage | None = None,
+        place: Place | None = None,
+        annotate: bool = False,
     ) -> None:
         self.oracle = oracle
+        self.lineage = lineage if lineage is not None else Lineage(original)
+        """The origins of the latest improvement's lines (each saved tree moves it on)."""
+        self.place = place
+        """Where the original failed, when candidates must fail there too."""
+        self.annotate = annotate
+        """End the result's lines with their origins as comments (``--annotate``), when that still reproduces."""
         self.plan = plan
         self.strategy = strategy
         self.jobs = jobs
@@ -190,6 +204,7 @@ class TreeReducer:
         key = self.sizes.tree(tree).key
         if key < self.saved_key:
             self.saved, self.saved_key = tree, key
+            self.lineage.advance(tree)
             if self.on_improve is not None:
                 self.on_improve(tree)
 
@@ -406,10 +421,32 @@ class TreeReducer:
             }
 
         check = judge if judge is not None else self.oracle.judge
+        failed: list[Verdict] = []
+
+        def reproduces(tree: dict[str, str]) -> bool:
+            verdict = check(tree)
+            if verdict.outcome is Outcome.FAIL:
+                failed[:] = [verdict]
+            return verdict.outcome is Outcome.FAIL
+
         best, verified, formatted, notes = verify_and_format(
-            self.saved,
-            lambda tree: check(tree).outcome is Outcome.FAIL,
-            pretty if format and not interrupted else None,
+            self.saved, reproduces, pretty if format and not interrupted else None,
+        )
+        if self.annotate and verified and not interrupted:
+            traced = self.lineage.trace(best)
+            marked = {
+                p: annotated(t, traced[p].origins) if is_python(p, t) and p not in self.fixed else t for p, t in best.items()
+            }
+            if marked != best:
+                if reproduces(marked):
+                    best = marked
+                else:
+                    notes.append("the result with its origins as comments no longer reproduces; written without them")
+        original_place = self.place if self.place is not None else place_of(
+            self.oracle.traits.raised_at, Lineage(self.original), self.original
+        )
+        provenance = Provenance.of(
+            self.lineage, best, original_place, failed[0].run.raised_at if failed else None, same_place=self.place is not None
         )
         return TreeResult(
             tree=best,
@@ -432,6 +469,7 @@ class TreeReducer:
             syntax_rejections=int(self._count("syntax_rejections")),
             resumed=self.store.hits if self.store is not None else 0,
             budget_ended=budget_ended,
+            provenance=provenance,
         )
 
 
@@ -479,8 +517,10 @@ def reduce_tree_with(
     on_improve: Callable[[dict[str, str]], None] | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
     stop: StopRequest | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> TreeResult:
-    """:func:`reduce_tree` with its settings gathered in ``config`` (its file-only fields unused)."""
+    """:func:`reduce_tree` with its settings gathered in ``config`` (its file-only fields unused); ``on_note`` hears,
+    once the original has run, what the reduction is for."""
     started = time.monotonic()
     options, strategy, jobs, format = config.options, config.strategy, config.jobs, config.format
     if not files:
@@ -499,14 +539,20 @@ def reduce_tree_with(
         except NotReproducibleError as error:
             raise blame_confinement(options, error) from None
         judged = oracle if config.cluster is None else config.cluster.adopt(oracle)
-        plan.unparsable_text = oracle.traits.unparsable
-        store = resume_store(config, oracle)
+        lineage = Lineage(files)
+        guarded = guard_tree(judged, config, lineage, plan)
+        judged = guarded.oracle
+        if on_note is not None:
+            on_note(f"target: {judged.traits.target or 'as the oracle judges'}; {guarded.note}")
+        plan.unparsable_text = judged.traits.unparsable
+        store = resume_store(config, judged)
         budget = config.budget()
         reducer = TreeReducer(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
             tracer=entry_tracer(oracle, foreign_parser=plan.foreign_parser), store=store, exhaustive=config.exhaustive,
             budget=budget, keep=config.keep, on_improve=on_improve, on_progress=on_progress, stop=stop,
+            lineage=lineage, place=guarded.place, annotate=config.annotate,
         )
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
@@ -526,6 +572,16 @@ def reduce_tree_with(
     if result.interrupted:
         raise ReductionStopped("interrupted", result)
     return result
+
+
+def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage, plan: Plan) -> Guarded[FileTree]:
+    """A tree's oracle with the guards every job puts around its oracle (:func:`~astreduce.reduce.guards.guard`):
+    the same place, and Python files that parse."""
+    return guard(
+        oracle, options=config.options, lineage=lineage, tree_of=lambda tree: tree,
+        parses=(lambda text: plan.parse(text) is not None) if plan.foreign_parser else parses_here,
+        python_files=lambda path: is_python(path, lineage.original.get(path, "")),
+    )
 
 
 def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore | None:

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from astreduce.reduce.report import passes_report
+from astreduce.reduce.provenance import Provenance
+from astreduce.reduce.report import passes_report, provenance_report
 from astreduce.search.session import SearchFigures
 from astreduce.source.measure import Size, ast_nodes, measure
 
@@ -93,6 +94,8 @@ class TreeResult(SearchFigures):
     output_size: TreeSize
     resumed: int = 0
     """Outcomes answered by the persistent cache (``--resume``) instead of a test."""
+    provenance: Provenance | None = None
+    """Where each line of the result, and its failure, came from."""
 
     def files(self) -> list[FileFigures]:
         into = dict(self.merges)
@@ -156,4 +159,5 @@ class TreeResult(SearchFigures):
             "resumed": self.resumed,
             "budget_ended": self.budget_ended,
             "target": self.target,
+            **provenance_report(self.provenance),
         }

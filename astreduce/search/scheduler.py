@@ -388,20 +388,19 @@ class Scheduler:
         others = [p for p in (*running.values(), *self._prefetched.values()) if p is not head and not _ended(p)]
         if not others or not callable(getattr(head, "done", None)):
             return False
-        descriptors: list[int] = []
-        for pending in (head, *others):
-            ready = getattr(pending, "ready_fds", None)
-            fds = ready() if callable(ready) else None
-            if fds is None:
-                return False
-            descriptors += fds
         while not self.ledger.stopping():
             if _ended(head):
                 return False
             if any(_ended(p) for p in others):
                 return True
-            # at most a fifth of a second: the head's own time limit is checked by done()
-            select.select(descriptors, [], [], 0.2)
+            # asked each time: a test's end may close a descriptor another shared (a warm pytest replaced)
+            descriptors = _descriptors((head, *others))
+            if descriptors is None:
+                return False
+            try:  # at most a fifth of a second: the head's own time limit is checked by done()
+                select.select(descriptors, [], [], 0.2)
+            except (OSError, ValueError):  # closed since it was asked for: look at the tests again
+                time.sleep(0.01)
         return False
 
     def _cancel_prefetched(self, keys: Iterable[bytes | None]) -> None:
@@ -456,6 +455,18 @@ class _Entry:
     """Known before it is read: it does not parse, or its test ended."""
     tested: bool = False
     """Its own test was started (it counts as a candidate started ahead)."""
+
+
+def _descriptors(pendings: Iterable[Pending]) -> list[int] | None:
+    """The descriptors that become readable when one of ``pendings`` may have ended (None: one cannot say)."""
+    descriptors: list[int] = []
+    for pending in pendings:
+        ready = getattr(pending, "ready_fds", None)
+        fds = ready() if callable(ready) else None
+        if fds is None:
+            return None
+        descriptors += fds
+    return descriptors
 
 
 def _ended(pending: Pending) -> bool:

@@ -31,16 +31,18 @@ same-place check of :mod:`astreduce.oracles.place` compares those.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from astreduce.source.difference import common_length
 
-__all__ = ["Lineage", "Origin", "Traced", "follow", "functions", "lines_of"]
+__all__ = ["Lineage", "Origin", "Traced", "follow", "functions", "text_lines", "logical_lines"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,7 @@ class Origin:
         return f"{self.file}:{self.line}"
 
 
-def lines_of(text: str) -> list[str]:
+def text_lines(text: str) -> list[str]:
     """The lines of ``text`` as Python numbers them (index ``i`` is line ``i + 1``), without their endings."""
     lines = text.split("\n")
     if "\r" in text:
@@ -73,13 +75,13 @@ class Traced:
     @classmethod
     def original(cls, file: str, text: str) -> Traced:
         """An original file: every line comes from itself."""
-        lines = tuple(lines_of(text))
+        lines = tuple(text_lines(text))
         return cls(text, lines, tuple(Origin(file, number) for number in range(1, len(lines) + 1)))
 
     @classmethod
     def new(cls, text: str) -> Traced:
         """A text none of whose lines has an origin."""
-        lines = tuple(lines_of(text))
+        lines = tuple(text_lines(text))
         return cls(text, lines, (None,) * len(lines))
 
 
@@ -135,7 +137,7 @@ def follow(old: Traced, new: str, elsewhere: Sequence[Traced] = ()) -> Traced:
     """
     if new == old.text:
         return old
-    lines = lines_of(new)
+    lines = text_lines(new)
     first, last = _bounds(old.text, new)
     last = min(last, len(old.lines) - first, len(lines) - first)
     middle = _align(old, first, len(old.lines) - last, lines[first : len(lines) - last], elsewhere)
@@ -170,17 +172,39 @@ def _align(
     stripped_new = [line.strip() for line in new]
     result: list[Origin | None] = [None] * len(new)
     matcher = SequenceMatcher(None, stripped_old, stripped_new, autojunk=False)
+    blocks: list[tuple[int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             result[j1:j2] = origins[i1:i2]
         elif tag == "replace":
-            candidates = [(_significant(before[i]), i) for i in range(i1, i2)]
-            for j in range(j1, j2):
+            blocks.append((i1, i2, j1, j2))
+    changed = Traced(old.text, before, origins)
+    # a line equal to one that changed or went (a body inlined, a module merged) came from there; then a line
+    # edited in place from its block; then a line mostly made of another one, anywhere before
+    _find_exact(result, new, [changed, *elsewhere], lambda j: len(_significant(new[j])) >= _FAR_TOKENS)
+    for i1, i2, j1, j2 in blocks:
+        candidates = [(_significant(before[i]), i) for i in range(i1, i2)]
+        for j in range(j1, j2):
+            if result[j] is None:
                 result[j] = _best_in_block(candidates, origins, new[j], (j - j1) / max(1, j2 - j1), i1, i2)
     missing = [j for j, origin in enumerate(result) if origin is None and len(_significant(new[j])) >= _FAR_TOKENS]
     if missing:
-        _find_far(missing, new, result, [Traced(old.text, before, origins), old, *elsewhere])
+        _find_far(missing, new, result, [changed, old, *elsewhere])
     return result
+
+
+def _find_exact(result: list[Origin | None], new: Sequence[str], pools: Sequence[Traced], eligible: Callable[[int], bool]) -> None:
+    """Fill the origins of the lines still without one that equal (but for indentation) a line of ``pools``."""
+    missing = [j for j, origin in enumerate(result) if origin is None and new[j].strip() and eligible(j)]
+    if not missing:
+        return
+    exact: dict[str, Origin] = {}
+    for pool in pools:
+        for line, origin in zip(pool.lines, pool.origins):
+            if origin is not None:
+                exact.setdefault(line.strip(), origin)
+    for j in missing:
+        result[j] = exact.get(new[j].strip())
 
 
 def _in_place(old: str, new: str) -> bool:
@@ -207,21 +231,11 @@ def _best_in_block(
 
 
 def _find_far(missing: list[int], new: Sequence[str], result: list[Origin | None], pools: Sequence[Traced]) -> None:
-    """Origins of lines that appear where nothing was: the same line (but for indentation) elsewhere,
-    else one it is mostly made of; searched in ``pools`` in order."""
+    """Origins of lines that appear where nothing was: the same line (but for indentation) in one of ``pools``,
+    searched in order, else one it is mostly made of."""
     for pool in pools:
-        exact: dict[str, Origin] = {}
-        for line, origin in zip(pool.lines, pool.origins):
-            if origin is not None:
-                exact.setdefault(line.strip(), origin)
-        still = []
-        for j in missing:
-            found = exact.get(new[j].strip())
-            if found is not None:
-                result[j] = found
-            else:
-                still.append(j)
-        missing = still
+        _find_exact(result, new, [pool], lambda j: j in missing)
+        missing = [j for j in missing if result[j] is None]
         if not missing:
             return
     counted = [(_significant(line), origin) for pool in pools for line, origin in zip(pool.lines, pool.origins) if origin is not None]
@@ -232,6 +246,30 @@ def _find_far(missing: list[int], new: Sequence[str], result: list[Origin | None
             result[j] = best[1]
 
 
+def logical_lines(text: str) -> list[tuple[int, int]]:
+    """For each line of ``text`` (index ``i`` is line ``i + 1``), the first and last line of the logical line it
+    belongs to (a bracketed expression, a string or a backslash continuation spans several); each line alone when
+    ``text`` does not tokenize."""
+    count = len(text_lines(text))
+    spans = [(number, number) for number in range(1, count + 1)]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError, SystemError):
+        return spans
+    start = None
+    for token in tokens:
+        if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING):
+            continue
+        if start is None:
+            start = token.start[0]
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            end = token.start[0]
+            for number in range(start, min(end, count) + 1):
+                spans[number - 1] = (start, end)
+            start = None
+    return spans
+
+
 # --- the functions of an original file -------------------------------------------------
 
 
@@ -239,7 +277,7 @@ def functions(text: str) -> list[str | None]:
     """For each line of ``text`` (index ``i`` is line ``i + 1``), the qualified name of the innermost function
     or class it belongs to (decorators and signature included), as ``__qualname__`` writes it
     (``Parser.parse``, ``outer.<locals>.inner``); ``None`` at module level or when ``text`` does not parse."""
-    count = len(lines_of(text))
+    count = len(text_lines(text))
     named: list[str | None] = [None] * count
     try:
         with warnings.catch_warnings():

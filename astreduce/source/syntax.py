@@ -10,14 +10,27 @@ tree model rather than with one of its callers.
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+import warnings
 
 from astreduce.errors import UsageError
 from astreduce.interpreters import resolve_python, version_of
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.tree import Tree, parse
+
+
+def parses_here(text: str) -> bool:
+    """Whether this interpreter's parser reads ``text`` as a module (its warnings silenced)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def syntax_interpreter(python: str | None) -> str | None:
