@@ -42,8 +42,8 @@ from astreduce.oracles.options import (
     require_reliable,
 )
 from astreduce.oracles.signature import SignatureOracle, signature_of
-from astreduce.reduce.single import ReduceConfig, Result, StopRequest, reduce_with
-from astreduce.search.session import ProgressEvent
+from astreduce.reduce.single import ReduceConfig, Result, reduce_with
+from astreduce.search.session import StopRequest, ProgressEvent
 from astreduce.source.measure import measure
 
 #: Seconds an input's first run may take when ``--timeout`` is not given (a hang is not a bucket
@@ -157,12 +157,10 @@ class BatchStop(StopRequest):
     """
 
     def request(self) -> bool:
-        """Ask for a stop, searching or not (a search attached later learns of it: :meth:`attach`)."""
+        """Ask for a stop, searching or not (a search that starts later stops at its first test)."""
         if self.requested:
             return False
         self.requested = True
-        if self.session is not None:
-            self.session.stop_requested = True
         return True
 
 

@@ -41,8 +41,8 @@ from astreduce.errors import ReductionStopped, UsageError
 from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import OracleOptions
-from astreduce.reduce.single import ReduceConfig, Result, Search, StopRequest, reduce_with
-from astreduce.search.session import PassStats, ProgressEvent
+from astreduce.reduce.single import ReduceConfig, Result, Search, reduce_with
+from astreduce.search.session import StopRequest, PassStats, ProgressEvent
 from astreduce.search.strategies import STRATEGIES
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, syntax_interpreter
@@ -51,7 +51,7 @@ from astreduce.source.syntax import check_parses, syntax_interpreter
 #: plain ddmin granularities, coarse to fine, then the syntax-tree strategies.
 DEFAULT_STRATEGIES = ("lines", "chars", "tokens", "flat", "hdd", "auto")
 #: Strategies that need the input to parse as Python.
-TREE_STRATEGIES = frozenset({"flat", "hdd", "auto"})
+TREE_STRATEGIES = frozenset(name for name, strategy in STRATEGIES.items() if strategy.on_trees)
 #: Formats ``--plot`` can write (by suffix).
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 COLUMNS = (

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from astreduce.search.schedule import row
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
-from astreduce.search.greedy import apply_greedily, change_key
+from astreduce.search.greedy import Memory, apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
 from astreduce.search.alike import CodeKey, code_key
 from astreduce.search.session import Session
@@ -55,9 +55,10 @@ def test_a_stale_single_is_parked_unless_stale_edits_are_retried() -> None:
             tested.append(text)
             return "b" in text and "x" in text
 
-        session = _session(fails, retry_stale=retry)
-        session.stale[change_key(ITEMS, _render(frozenset({0})))] = b""  # deleting "a" failed before
-        assert apply_greedily(session, 4, _render, repeat=False) == {0, 2}
+        session = _session(fails)
+        memory = Memory(retry_stale=retry)
+        memory.stale[change_key(ITEMS, _render(frozenset({0})))] = b""  # deleting "a" failed before
+        assert apply_greedily(session, 4, _render, repeat=False, memory=memory) == {0, 2}
         # parked, "a" goes only with the others, at the end; retried, alone, first
         assert ("bcx" in tested) is not parked
 
@@ -75,11 +76,12 @@ def test_a_confirming_search_tests_again_only_the_deletions_whose_names_changed(
 
     tested: list[str] = []
     session = _session(fails, "".join(lines))
-    assert apply_greedily(session, 2, render_of(lines), repeat=False) == frozenset()  # both fail alone
+    memory = Memory()
+    assert apply_greedily(session, 2, render_of(lines), repeat=False, memory=memory) == frozenset()  # both fail alone
     without_use = lines[:-1]
     for parking, retried in (("stale", False), ("unchanged", True)):
         tested.clear()
-        assert apply_greedily(session, 2, render_of(without_use), park=parking, repeat=False) == (
+        assert apply_greedily(session, 2, render_of(without_use), park=parking, repeat=False, memory=memory) == (
             {0} if retried else frozenset()
         )
         # ``a`` lost its use (its count changed): a confirming search tries it alone; ``b``'s names did not change

@@ -220,7 +220,6 @@ class _Book:
     """The least a :class:`~astreduce.search.scheduler.Ledger` needs: a dict and two counters."""
 
     def __init__(self) -> None:
-        self.stop_requested = False
         self.oracle_seconds = 0.0
         self.cache: dict[bytes, Outcome] = {}
         self.tests = self.hits = 0
@@ -233,7 +232,8 @@ class _Book:
     def rejected(self, key: bytes, text: str) -> bool:
         return False
 
-    def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
+    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
+        self.oracle_seconds += seconds
         self.tests += 1
         self.cache[key] = outcome
         return outcome
@@ -262,8 +262,8 @@ def test_any_backend_plugs_into_the_scheduler_and_outcomes_come_in_order() -> No
     expected = [Outcome.FAIL if "needle" in t else Outcome.PASS for t in texts]
     for jobs in (1, 2, 3):
         cluster, book = Cluster(), _Book()
-        scheduler = Scheduler(book, cluster.oracle.judge, cluster, jobs)
-        assert list(scheduler.outcomes(texts)) == expected
+        scheduler = Scheduler(cluster.oracle.judge, cluster, jobs)
+        assert list(scheduler.outcomes(book, texts)) == expected
         scheduler.close()
         assert (book.tests, book.hits) == (5, 1)
         assert all(p.state != "running" for p in cluster.oracle.started)
@@ -309,8 +309,8 @@ def test_a_descriptor_closed_while_tests_wait_is_no_crash() -> None:
     head = _ClosingPending(ends_after=10**6)
     other = _ClosingPending(ends_after=3, closes=head)
     ledger = Ledger()
-    scheduler = Scheduler(ledger, lambda text: Verdict(Outcome.PASS, Run("ok")), None, 2)  # type: ignore[arg-type]  # a toy ledger
-    assert scheduler._another_ends_first(head, {b"head": head, b"other": other}) is True  # type: ignore[arg-type]
+    scheduler = Scheduler(lambda text: Verdict(Outcome.PASS, Run("ok")), None, 2)
+    assert scheduler._another_ends_first(ledger, head, {b"head": head, b"other": other}) is True  # type: ignore[arg-type]  # a toy ledger
     os.close(head.write)
     for fd in (other.read, other.write):
         os.close(fd)

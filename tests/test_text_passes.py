@@ -27,7 +27,7 @@ from astreduce.oracles import Finished, Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search import strategies
 from astreduce.search.session import Session
-from astreduce.search.strategies import Plan, run_text_passes, splice_text
+from astreduce.search.strategies import Plan, StrategyRun, run_text_passes, splice_text
 from astreduce.search.text_passes import PASSES, TOKEN_RUN_LIMIT, layout_of, token_runs
 from astreduce.source.tree import Tree, parse_or_none
 from astreduce.transforms import load_transforms
@@ -204,8 +204,8 @@ def test_broken_candidates_are_tested_only_under_a_command_oracle(command_oracle
     oracle = BlackLike()
     text = "del (a, b), c,\n"
     session = _session(text, oracle.judge)
-    plan = Plan(load_transforms(), unparsable_text=command_oracle)
-    assert run_text_passes(session, plan)
+    plan = Plan.of(load_transforms(), unparsable_text=command_oracle)
+    assert run_text_passes(session, StrategyRun(plan))
     assert session.best.strip() == "del (),"
     broken = [t for t in oracle.judged if not _parses(t)]
     assert bool(broken) is command_oracle
@@ -272,8 +272,8 @@ def test_under_another_interpreters_parser_it_checks_and_token_runs_are_skipped(
 
     text = "del (a, b), c,\n"
     session = _session(text, oracle.judge)
-    plan = Plan(load_transforms(), parse=parse_there, foreign_parser=True)
-    assert run_text_passes(session, plan)
+    plan = Plan.of(load_transforms(), parse=parse_there, foreign_parser=True)
+    assert run_text_passes(session, StrategyRun(plan))
     assert session.best.strip() == "del (),"
     assert all(_parses(t) for t in oracle.judged)
     assert any(not _parses(t) for t in parsed)  # the broken ones were checked there, not tested

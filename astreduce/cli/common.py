@@ -21,7 +21,7 @@ import click
 
 from astreduce.errors import AstReduceError, ReductionStopped
 from astreduce.reduce.report import EXIT_INTERRUPTED, return_code
-from astreduce.reduce.single import StopRequest
+from astreduce.search.session import StopRequest
 from astreduce.search.session import ProgressEvent
 
 R = TypeVar("R")

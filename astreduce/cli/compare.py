@@ -35,7 +35,7 @@ from astreduce.source.measure import measure
 from astreduce.oracles.options import Original, build_oracle, describe_judgement
 from astreduce.reduce.report import EXIT_INTERRUPTED
 from astreduce.files import check_output_path, read_source
-from astreduce.reduce.single import StopRequest
+from astreduce.search.session import StopRequest
 from astreduce.search.cluster import tests_by_worker
 
 

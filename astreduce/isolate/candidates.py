@@ -25,7 +25,7 @@ from astreduce.isolate.changes import Change
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import EncodedTree, encode_tree
 from astreduce.outcome import Outcome
-from astreduce.search.session import Session
+from astreduce.search.session import Session, StopRequest
 
 #: How a search turns a configuration (changes chosen at one level) into a candidate tree.
 Build = Callable[[Sequence[Change]], FileTree]
@@ -69,7 +69,9 @@ class CandidateTrees:
     (dd asks for both first).
     """
 
-    def __init__(self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None) -> None:
+    def __init__(
+        self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None, stop: StopRequest | None = None,
+    ) -> None:
         self.old = old
         texts: Oracle[str]
         one_file = oracle.traits.one_file
@@ -81,7 +83,7 @@ class CandidateTrees:
             self.text = encode_tree
             texts = EncodedTree(oracle)
         self.known = {self.text(new): Outcome.FAIL, self.text(old): Outcome.PASS}
-        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs)
+        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs, stop=stop)
         self.jobs = jobs
         self.unresolved = 0
         """Tests whose outcome was UNRESOLVED (an inconsistent configuration, as dd+ says)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import nullcontext
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +47,7 @@ from astreduce.source.measure import measure
 from astreduce.oracles import Oracle, plugged
 from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
-from astreduce.reduce.single import StopRequest
+from astreduce.search.session import StopRequest
 from astreduce.search.session import Interrupted
 
 
@@ -227,19 +228,16 @@ def isolate_trees(
     checked = oracle.judge(old)
     if checked.outcome is not Outcome.PASS:
         raise NotReproducibleError(f"OLD does not pass: the oracle says {checked.outcome} ({checked.run.describe()})")
-    search = _Search(old, CandidateTrees(oracle, old, new, jobs, single))
+    search = _Search(old, CandidateTrees(oracle, old, new, jobs, single, stop))
     interrupted = False
-    if stop is not None:
-        stop.attach(search.trees.session)
     try:
-        search.run(new, granularity, single, refine)
+        with stop.search() if stop is not None else nullcontext():
+            search.run(new, granularity, single, refine)
     except (KeyboardInterrupt, Interrupted):
         interrupted = True
     finally:
         search.trees.session.close()  # candidates started ahead must not outlive the search
-        if stop is not None:
-            stop.attach(None)
-            interrupted = interrupted or stop.requested
+        interrupted = interrupted or (stop is not None and stop.requested)
     result = search.result(new, granularity, single)
     result.interrupted = interrupted
     result.verified = (

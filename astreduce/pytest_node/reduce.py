@@ -25,11 +25,11 @@ from astreduce.oracles.options import EchoingOracle, RetryingOracle
 from astreduce.oracles.tree import encode_tree
 from astreduce.pytest_node.oracle import PytestOracle
 from astreduce.pytest_node.project import Project
-from astreduce.reduce.single import ReduceConfig, StopRequest, make_plan, to_stderr
+from astreduce.reduce.single import Planning, ReduceConfig, to_stderr
 from astreduce.reduce.tree import TreeReducer, guard_tree, resume_store
 from astreduce.source.origins import Lineage
 from astreduce.reduce.tree_result import TreeResult
-from astreduce.search.session import ProgressEvent
+from astreduce.search.session import StopRequest, ProgressEvent
 
 
 @dataclass
@@ -141,12 +141,13 @@ def reduce_pytest_node(
         ReductionStopped: interrupted; ``.result`` holds the best so far (a :class:`PytestResult`), verified.
     """
     started = time.monotonic()
-    options = replace(config.options, python=project.python)  # its parser reads the files (make_plan)
+    options = replace(config.options, python=project.python)  # its parser reads the files (Planning)
     oracle = PytestOracle(
         project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note, limits=options.limits(), match=options.match,
     )
     judged: Oracle[FileTree] = oracle if options.retries <= 1 else RetryingOracle(oracle, options.retries)
-    plan, parser = make_plan(replace(config, options=options))
+    config = replace(config, options=options)
+    planning = Planning.of(config)
     save = (lambda tree: on_improve({**project.fixed, **tree})) if on_improve is not None else None
     store = None
     try:
@@ -155,8 +156,9 @@ def reduce_pytest_node(
         if config.cluster is not None:
             judged = config.cluster.adopt(judged)
         lineage = Lineage(project.tree)
-        guarded = guard_tree(judged, replace(config, options=options), lineage, plan)
+        guarded = guard_tree(judged, config, lineage, planning)
         judged = guarded.oracle
+        plan = planning.plan(config, unparsable=judged.traits.unparsable)
         if on_note is not None:
             on_note(f"target: {judged.traits.target}; {guarded.note}")
         if options.verbose > 0:
@@ -173,16 +175,14 @@ def reduce_pytest_node(
         first_step: list[bool] = []
         tree = reducer.reduce(
             started=started, format=config.format, judge=guarded.judged(oracle.judge_plain),
-            first=lambda: first_step.append(_other_tests_at_once(reducer, project)),
+            first=lambda: first_step.append(_other_tests_at_once(reducer, project)), target=oracle.describe_target(),
         )
     finally:
         judged.close()  # a cluster's copies; the oracle itself too (closing twice is harmless)
         oracle.close()
-        if parser is not None:
-            parser.close()
+        planning.close()
         if store is not None:
             store.close()
-    tree.target = oracle.describe_target()
     result = PytestResult(
         project, first.run.detail or oracle.target.describe(), tree, first_step=any(first_step), warm=oracle.pool is not None,
         plain_tests=oracle.plain_tests, notes=oracle.notes,

@@ -20,7 +20,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -41,12 +41,13 @@ from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, tests_by_worker
 from astreduce.search.alike import CodeKey
 from astreduce.search.session import (
-    Budget, Interrupted, ProgressEvent, SearchFigures, Session, keeps_lines, protected_lines,
+    Budget, Interrupted, ProgressEvent, SearchFigures, Session, StopRequest, keeps_lines, protected_lines,
 )
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.origins import Lineage, Origin
 from astreduce.source.syntax import check_parses, parse_foreign, parses_here, syntax_interpreter
+from astreduce.source.tree import Tree, parse_or_none
 from astreduce.transforms import Transform, load_transforms
 from astreduce.transforms.constants import Recorder, ValueFromTrace
 
@@ -86,49 +87,6 @@ class Result(SearchFigures):
     @property
     def output_ast_nodes(self) -> int | None:
         return ast_nodes(self.text)
-
-
-class StopRequest:
-    """Stops a running reduction at its next safe point: between two tests.
-
-    A signal handler that raises ``KeyboardInterrupt`` stops the reducer
-    wherever it happens to be — in the middle of an oracle's bookkeeping
-    (reaping a child, removing its folder), which then fails on the way out.
-    Handing the request to the session instead lets the current test end;
-    the session raises ``Interrupted`` before the next one, and the result so
-    far is verified and returned as usual (``ReductionStopped``).
-    """
-
-    def __init__(self) -> None:
-        self.session: Session | None = None
-        """The search that a request stops (set by :meth:`attach` only)."""
-        self.requested = False
-
-    @property
-    def searching(self) -> bool:
-        """True while the search runs (a stop request can still be honoured)."""
-        return self.session is not None
-
-    def attach(self, session: Session | None) -> None:
-        """Route stop requests to ``session`` (a search that starts; a reduction that runs several in turn,
-        a tree file by file, attaches each); ``None`` while no search runs. A request made before is
-        passed on at once."""
-        self.session = session
-        if session is not None and self.requested:
-            session.stop_requested = True
-
-    def request(self) -> bool:
-        """Ask the running search to stop.
-
-        Returns:
-            False when no search is running, or a stop was already asked for:
-            then the caller should interrupt at once (``KeyboardInterrupt``).
-        """
-        if self.session is None or self.requested:
-            return False
-        self.requested = True
-        self.session.stop_requested = True
-        return True
 
 
 @dataclass(frozen=True)
@@ -201,21 +159,49 @@ class ReduceConfig:
                 raise UsageError(f"--keep {self.keep!r}: not a valid regular expression: {error}") from None
 
 
-def make_plan(config: ReduceConfig) -> tuple[Plan, ForeignParser | None]:
-    """The transforms to run, and the parser of another interpreter when candidates need one (close it after).
+@dataclass(frozen=True)
+class Planning:
+    """What a job prepares before its oracle runs the original, to build its :class:`Plan` once after:
+    the transforms (an unknown one is an error before any test) and another interpreter's parser when the
+    candidates need one (close it at the end)."""
 
-    Raises:
-        UsageError: an unknown transform, an unknown interpreter.
-    """
-    # the extras (text passes, value tracing, ...) go with every transform, or every one but a few
-    leaving_out = config.transforms is not None and all(n.startswith("-") for n in config.transforms)
-    plan = Plan(load_transforms(config.transforms), extras=config.transforms is None or leaving_out)
-    python_path = syntax_interpreter(config.options.python)
-    parser = ForeignParser(python_path) if python_path is not None else None
-    if parser is not None:
-        plan.parse = functools.partial(parse_foreign, parser)
-        plan.foreign_parser = True
-    return plan, parser
+    transforms: tuple[Transform, ...]
+    parser: ForeignParser | None
+    extras: bool
+
+    @classmethod
+    def of(cls, config: ReduceConfig) -> Planning:
+        """Raises:
+            UsageError: an unknown transform, an unknown interpreter.
+        """
+        # the extras (text passes, value tracing, ...) go with every transform, or every one but a few
+        leaving_out = config.transforms is not None and all(n.startswith("-") for n in config.transforms)
+        transforms = tuple(load_transforms(config.transforms))
+        python_path = syntax_interpreter(config.options.python)
+        parser = ForeignParser(python_path) if python_path is not None else None
+        return cls(transforms, parser, config.transforms is None or leaving_out)
+
+    @property
+    def parse(self) -> Callable[[str], Tree | None]:
+        """How a candidate is parsed: another interpreter's parser, or this one's."""
+        return functools.partial(parse_foreign, self.parser) if self.parser is not None else parse_or_none
+
+    def parses(self, text: str) -> bool:
+        """Whether ``text`` parses under the candidates' interpreter's grammar."""
+        return self.parse(text) is not None if self.parser is not None else parses_here(text)
+
+    def plan(
+        self, config: ReduceConfig, *, unparsable: bool = False, start: tuple[str, Tree | None] | None = None,
+    ) -> Plan:
+        """The plan, complete: ``unparsable`` (the oracle's trait), ``start`` (the original, parsed once)."""
+        return Plan.of(
+            self.transforms, extras=self.extras, parse=self.parse, foreign_parser=self.parser is not None,
+            unparsable_text=unparsable, exhaustive=config.exhaustive, start=start,
+        )
+
+    def close(self) -> None:
+        if self.parser is not None:
+            self.parser.close()
 
 
 def make_exec_oracle(
@@ -366,11 +352,12 @@ def reduce_with(
     """
     started = time.monotonic()
     budget = config.budget()
-    plan, parser = make_plan(config)
+    planning = Planning.of(config)
     strategy = config.strategy if search is None else search.name
-    if search is None and config.strategy in ("auto", "hdd", "flat"):
+    first_tree = None
+    if search is None and STRATEGIES[config.strategy].on_trees:
         # the tree the search starts from: parsing a 100 KB original costs 60 ms, so once
-        plan.last_parsed = (text, check_parses(text, config.filename, parser))
+        first_tree = (text, check_parses(text, config.filename, planning.parser))
     calibrating = time.monotonic()
     judged: Oracle[str]
     cluster = config.cluster
@@ -388,12 +375,11 @@ def reduce_with(
     lineage = Lineage({name: text})
     calibrated = judged
     guarded = guard(
-        judged, options=config.options, lineage=lineage, tree_of=lambda candidate: {name: candidate},
-        parses=(lambda candidate: plan.parse(candidate) is not None) if plan.foreign_parser else parses_here,
+        judged, options=config.options, lineage=lineage, tree_of=lambda candidate: {name: candidate}, parses=planning.parses,
     )
     judged, place = guarded.oracle, guarded.place
     traits = judged.traits
-    plan.unparsable_text = traits.unparsable
+    plan = planning.plan(config, unparsable=traits.unparsable, start=first_tree)
     if config.options.verbose > 0:
         judged = EchoingOracle(judged, config.options.verbose, echo or to_stderr)
     if on_note is not None:
@@ -420,21 +406,19 @@ def reduce_with(
     counted = tests_by_worker(calibrated)
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
-        retry_stale=config.exhaustive, compiles=traits.compiles, oracle_seconds=calibrating, budget=budget,
+        compiles=traits.compiles, waited=calibrating, budget=budget, stop=stop,
         protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=alike_key(traits) if config.strategy in ("auto", "hdd", "flat") else None,
+        alike=alike_key(traits) if STRATEGIES[config.strategy].on_trees else None,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
     # rendering recurses along the tree: deep expressions need more than the default limit
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     interrupted = False
-    if stop is not None:
-        stop.attach(session)
     try:
         try:
-            with _collecting_rarely():
+            with _collecting_rarely(), stop.search() if stop is not None else nullcontext():
                 if search is None:
                     run_strategy(config.strategy, session, plan)
                 else:
@@ -443,35 +427,47 @@ def reduce_with(
             interrupted = True
         finally:
             session.close()  # candidates started ahead must not outlive the search
-            if stop is not None:
-                stop.attach(None)
-                interrupted = interrupted or stop.requested
+            interrupted = interrupted or (stop is not None and stop.requested)
         budget_ended = budget_spent(budget, interrupted, stop)
-        latest = saved[0] if interrupted and saved else None
-        searched = tests_by_worker(calibrated) - counted  # the search's tests, before the final check
+        ending = Ending(
+            strategy=strategy, started=started, interrupted=interrupted and not budget_ended, budget_ended=budget_ended,
+            latest=saved[0] if interrupted and saved else None,
+            workers=dict(sorted((tests_by_worker(calibrated) - counted).items())),  # the search's tests, before the final check
+            target=traits.target,
+            empty_note=config.options.empty_result_note() if oracle is None
+            else "the result is empty, so the oracle may judge something other than the program",
+        )
         with _collecting_rarely():  # black's import made 44 collections of the search's heap: 0.2 s
             result = _finish(
-                session, judged, strategy, started, format=config.format and (budget_ended or not interrupted), latest=latest,
-                lineage=lineage, name=name, place=place, annotate=config.annotate and (budget_ended or not interrupted),
+                session, judged, ending, format=config.format and not ending.interrupted, lineage=lineage, name=name,
+                place=place, annotate=config.annotate and not ending.interrupted,
             )
     finally:
         judged.close()
-        if parser is not None:
-            parser.close()
+        planning.close()
         if store is not None:
             store.close()
-    if result.output_size.tokens == 0 and result.input_size.tokens > 0:
-        result.notes.append(
-            config.options.empty_result_note() if oracle is None
-            else "the result is empty, so the oracle may judge something other than the program"
-        )
-    result.workers = dict(sorted(searched.items()))
-    result.budget_ended = budget_ended
-    result.target = traits.target
-    if interrupted and not budget_ended:
-        result.interrupted = True
+    if result.interrupted:
         raise ReductionStopped("interrupted", result)
     return result
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a search ended, and what its result reports besides the session's figures."""
+
+    strategy: str
+    started: float
+    """When the reduction started (``time.monotonic()``)."""
+    interrupted: bool
+    """A stop request or Ctrl-C ended it (not the budget)."""
+    budget_ended: bool
+    latest: str | None
+    """The last candidate saved when it was interrupted, which may be smaller than the session's best."""
+    workers: dict[str, int]
+    target: str
+    empty_note: str
+    """What the result says when it is empty and the input was not."""
 
 
 @contextmanager
@@ -519,7 +515,7 @@ def alike_key(traits: Traits) -> CodeKey | None:
     return CodeKey(statements=traits.statements)
 
 
-def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *, enabled: bool) -> None:
+def configure_tracing(transforms: Sequence[Transform], recorder: Recorder | None, *, enabled: bool) -> None:
     """Hand ``value-from-trace`` its recorder (an oracle's :attr:`~astreduce.oracles.Traits.tracer`), or switch it off."""
     for transform in transforms:
         if isinstance(transform, ValueFromTrace):
@@ -527,15 +523,18 @@ def configure_tracing(transforms: list[Transform], recorder: Recorder | None, *,
 
 
 def _finish(
-    session: Session, oracle: Oracle[str], strategy: str, started: float, format: bool, latest: str | None = None,
-    *, lineage: Lineage, name: str, place: Place | None, annotate: bool = False,
+    session: Session, oracle: Oracle[str], ending: Ending, *, format: bool, lineage: Lineage, name: str,
+    place: Place | None, annotate: bool = False,
 ) -> Result:
-    """Verify the best candidate (``latest``, the last one saved, when it is smaller), format it, measure it,
-    and say where its lines and its failure come from (``lineage``; ``place``: the original's, when checked)."""
+    """Verify the best candidate (``ending.latest``, the last one saved, when it is smaller), format it, measure it,
+    and say where its lines and its failure come from (``lineage``; ``place``: the original's, when checked): the
+    result, built once."""
     best = session.best
+    latest = ending.latest
     if latest is not None and latest != best and measure(latest).key < session.best_size.key:
         best = latest
     failed: list[Run] = []
+    checking = [0.0]
 
     def reproduces(text: str) -> bool:
         waited = time.monotonic()
@@ -545,7 +544,7 @@ def _finish(
                 failed[:] = [verdict.run]
             return verdict.outcome is Outcome.FAIL
         finally:
-            session.oracle_seconds += time.monotonic() - waited
+            checking[0] += time.monotonic() - waited
 
     newline = newline_of(session.text)
 
@@ -561,24 +560,31 @@ def _finish(
     provenance = Provenance.of(
         lineage, {name: best}, original_place, failed[0].raised_at if failed else None, same_place=place is not None
     )
+    output_size = measure(best)
+    if output_size.tokens == 0 and session.original_size.tokens > 0:
+        notes.append(ending.empty_note)
     return Result(
         text=best,
         original=session.text,
-        strategy=strategy,
+        strategy=ending.strategy,
         tests=session.tests,
         cache_hits=session.cache_hits,
-        seconds=time.monotonic() - started,
-        oracle_seconds=session.oracle_seconds,
+        seconds=time.monotonic() - ending.started,
+        oracle_seconds=session.oracle_seconds + checking[0],
         verified=verified,
         passes=session.passes,
         history=session.history,
         input_size=session.original_size,
-        output_size=measure(best),
+        output_size=output_size,
         formatted=formatted,
+        interrupted=ending.interrupted,
         notes=notes,
         resumed=session.store.hits if session.store is not None else 0,
         speculative=session.speculative,
         syntax_rejections=session.syntax_rejections,
+        budget_ended=ending.budget_ended,
+        target=ending.target,
+        workers=ending.workers,
         provenance=provenance,
     )
 

@@ -44,6 +44,8 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +57,13 @@ from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.interpreters import version_of
 from astreduce.oracles.trace import TreeTracer
-from astreduce.reduce.single import ReduceConfig, StopRequest, budget_spent, configure_tracing, format_with_black, make_plan, verify_and_format
+from astreduce.reduce.single import (
+    Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, verify_and_format,
+)
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, protected_lines
-from astreduce.search.greedy import apply_greedily
+from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
+from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
 from astreduce.source.tree import Tree, is_statement
@@ -105,7 +109,10 @@ def sweep_plan(plan: Plan, strategy: str) -> Plan | None:
     delete = next((t for t in plan.transforms if t.name == "delete"), None)
     if strategy != "auto" or delete is None:
         return None
-    return Plan([StatementDeletion(delete)], rounds=1, extras=False, parse=plan.parse, foreign_parser=plan.foreign_parser)
+    return Plan.of(
+        [StatementDeletion(delete)], rounds=1, extras=False, parse=plan.parse, foreign_parser=plan.foreign_parser,
+        exhaustive=plan.exhaustive,
+    )
 
 
 class TreeReducer:
@@ -167,7 +174,10 @@ class TreeReducer:
         self.trees = Session(
             encode_tree(original), encoded.judge, on_improve=self._improved, start=encoded.start, jobs=jobs,
             on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None, budget=budget,
+            stop=stop,
         )
+        self.memory = Memory()
+        """What the deletions of whole files remember from round to round (stale ones are parked)."""
         self.current: Session | None = None
         self.totals = {"tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0}
         self.passes: list[PassStats] = []
@@ -232,10 +242,6 @@ class TreeReducer:
 
         return report
 
-    def _attach(self, session: Session | None) -> None:
-        if self.stop is not None:
-            self.stop.attach(session)
-
     def _check_stop(self) -> None:
         if self.trees.stopping():
             raise Interrupted
@@ -256,17 +262,13 @@ class TreeReducer:
         """Run the passes until a round changes nothing; raises ``Interrupted`` on a stop request."""
         sweep = sweep_plan(self.plan, self.strategy)
         plans = ([sweep] if sweep is not None else []) + [self.plan] * rounds
-        self._attach(self.trees)
-        try:
-            for plan in plans:
-                before = self.best_size.key
-                self._delete_files()
-                self._reduce_files(plan)
-                self._merge_modules()
-                if plan is self.plan and self.best_size.key >= before:
-                    return
-        finally:
-            self._attach(None)
+        for plan in plans:
+            before = self.best_size.key
+            self._delete_files()
+            self._reduce_files(plan)
+            self._merge_modules()
+            if plan is self.plan and self.best_size.key >= before:
+                return
 
     def _delete_files(self) -> bool:
         """Delete whole files, greedily: all, halves, ..., single ones."""
@@ -281,7 +283,7 @@ class TreeReducer:
             gone = {paths[i] for i in applied}
             return encode_tree({p: t for p, t in tree.items() if p not in gone})
 
-        applied = apply_greedily(self.trees, len(paths), render)
+        applied = apply_greedily(self.trees, len(paths), render, memory=self.memory)
         changed = bool(applied) and self.accept(decode_tree(render(applied)))
         self._end(stats)
         return changed
@@ -358,22 +360,20 @@ class TreeReducer:
         session = Session(
             text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
             on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs, store=scope,
-            retry_stale=self.exhaustive, budget=self.budget, protected=protected_lines(text, self.keep),
+            budget=self.budget, protected=protected_lines(text, self.keep), stop=self.stop,
         )
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
-        self._attach(session)
         tracer = self.tracer(path, self.best) if python and self.tracer is not None else None
         configure_tracing(plan.transforms, tracer, enabled=tracer is not None)
         try:
             if python:
                 run_strategy(self.strategy if plan is self.plan else "auto", session, plan)
             else:
-                unit_pass(session, "lines", lines_of(text), apply_greedily)
+                unit_pass(session, "lines", lines_of(text), partial(apply_greedily, memory=Memory(retry_stale=self.exhaustive)))
         finally:
             configure_tracing(plan.transforms, None, enabled=False)
             session.close()
-            self._attach(self.trees)
             self.current = None
             for name in self.totals:
                 self.totals[name] += getattr(session, name)
@@ -388,16 +388,18 @@ class TreeReducer:
 
     def reduce(
         self, *, started: float, format: bool, first: Callable[[], object] | None = None,
-        judge: Callable[[FileTree], Verdict] | None = None,
+        judge: Callable[[FileTree], Verdict] | None = None, target: str = "", notes: Sequence[str] = (), empty_note: str = "",
     ) -> TreeResult:
         """Run ``first`` (a step of the caller's, as a candidate of this reducer), then the passes to their
         fixpoint, then :meth:`finish`. Ctrl-C or a stop request ends it with ``interrupted`` set; a spent
-        budget ends it as a finished result."""
+        budget ends it as a finished result. ``target``, ``notes`` (said before the result's own) and
+        ``empty_note`` (said of an empty result) go into the result."""
         interrupted = False
         try:
-            if first is not None:
-                first()
-            self.run()
+            with self.stop.search() if self.stop is not None else nullcontext():
+                if first is not None:
+                    first()
+                self.run()
         except (KeyboardInterrupt, Interrupted):
             interrupted = True
         finally:
@@ -406,11 +408,12 @@ class TreeReducer:
         budget_ended = budget_spent(self.budget, interrupted, self.stop)
         return self.finish(
             started=started, format=format, interrupted=interrupted and not budget_ended, judge=judge, budget_ended=budget_ended,
+            target=target, notes=notes, empty_note=empty_note,
         )
 
     def finish(
         self, *, started: float, format: bool, interrupted: bool, judge: Callable[[FileTree], Verdict] | None = None,
-        budget_ended: bool = False,
+        budget_ended: bool = False, target: str = "", notes: Sequence[str] = (), empty_note: str = "",
     ) -> TreeResult:
         """Verify the smallest tree saved (a real run, not the cache; ``judge``, else the oracle's), format it, measure it."""
         def pretty(tree: dict[str, str]) -> dict[str, str]:
@@ -429,9 +432,10 @@ class TreeReducer:
                 failed[:] = [verdict]
             return verdict.outcome is Outcome.FAIL
 
-        best, verified, formatted, notes = verify_and_format(
+        best, verified, formatted, said = verify_and_format(
             self.saved, reproduces, pretty if format and not interrupted else None,
         )
+        notes = [*notes, *said]
         if self.annotate and verified and not interrupted:
             traced = self.lineage.trace(best)
             marked = {
@@ -448,6 +452,9 @@ class TreeReducer:
         provenance = Provenance.of(
             self.lineage, best, original_place, failed[0].run.raised_at if failed else None, same_place=self.place is not None
         )
+        output_size = self.sizes.tree(best)
+        if output_size.tokens == 0 and self.original_size.tokens > 0 and empty_note:
+            notes.append(empty_note)
         return TreeResult(
             tree=best,
             original=self.original,
@@ -461,7 +468,7 @@ class TreeReducer:
             history=self.history,
             merges=self.merges,
             input_size=self.original_size,
-            output_size=self.sizes.tree(best),
+            output_size=output_size,
             formatted=formatted,
             interrupted=interrupted,
             notes=notes,
@@ -469,6 +476,7 @@ class TreeReducer:
             syntax_rejections=int(self._count("syntax_rejections")),
             resumed=self.store.hits if self.store is not None else 0,
             budget_ended=budget_ended,
+            target=target,
             provenance=provenance,
         )
 
@@ -528,8 +536,8 @@ def reduce_tree_with(
     options.check_tree(entry, REDUCING)
     if entry is not None and entry not in files:
         raise UsageError(f"--entry {entry}: no such file in the input")
-    plan, parser = make_plan(config)
-    configure_tracing(plan.transforms, None, enabled=False)  # each file's pass configures its own (TreeReducer.tracer)
+    planning = Planning.of(config)
+    configure_tracing(planning.transforms, None, enabled=False)  # each file's pass configures its own (TreeReducer.tracer)
     store = None
     judged: Oracle[FileTree] | None = None
     try:
@@ -540,11 +548,11 @@ def reduce_tree_with(
             raise blame_confinement(options, error) from None
         judged = oracle if config.cluster is None else config.cluster.adopt(oracle)
         lineage = Lineage(files)
-        guarded = guard_tree(judged, config, lineage, plan)
+        guarded = guard_tree(judged, config, lineage, planning)
         judged = guarded.oracle
         if on_note is not None:
             on_note(f"target: {judged.traits.target or 'as the oracle judges'}; {guarded.note}")
-        plan.unparsable_text = judged.traits.unparsable
+        plan = planning.plan(config, unparsable=judged.traits.unparsable)
         store = resume_store(config, judged)
         budget = config.budget()
         reducer = TreeReducer(
@@ -557,16 +565,13 @@ def reduce_tree_with(
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # as reduce_source: deep input
-        result = reducer.reduce(started=started, format=format)
-        result.notes[:0] = oracle.notes
-        result.target = oracle.traits.target
-        if result.output_size.tokens == 0 and result.input_size.tokens > 0:
-            result.notes.append(options.empty_result_note())
+        result = reducer.reduce(
+            started=started, format=format, target=oracle.traits.target, notes=oracle.notes, empty_note=options.empty_result_note(),
+        )
     finally:
         if judged is not None:
             judged.close()  # a cluster's copies of the oracle
-        if parser is not None:
-            parser.close()
+        planning.close()
         if store is not None:
             store.close()
     if result.interrupted:
@@ -574,12 +579,11 @@ def reduce_tree_with(
     return result
 
 
-def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage, plan: Plan) -> Guarded[FileTree]:
+def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage, planning: Planning) -> Guarded[FileTree]:
     """A tree's oracle with the guards every job puts around its oracle (:func:`~astreduce.reduce.guards.guard`):
     the same place, and Python files that parse."""
     return guard(
-        oracle, options=config.options, lineage=lineage, tree_of=lambda tree: tree,
-        parses=(lambda text: plan.parse(text) is not None) if plan.foreign_parser else parses_here,
+        oracle, options=config.options, lineage=lineage, tree_of=lambda tree: tree, parses=planning.parses,
         python_files=lambda path: is_python(path, lineage.original.get(path, "")),
     )
 

@@ -20,7 +20,7 @@ Invariants the greedy search keeps:
 * **Batches that adapt.** Chunks halve while they still apply; a level of
   four chunks or more that applies nothing goes straight to single ones. A
   pass whose chunks of several opportunities have almost never applied in
-  this reduction (:meth:`Session.chunks_pay`) starts with single ones: like
+  this reduction (:meth:`Memory.chunks_pay`) starts with single ones: like
   CDD's skipped complements, those tests rarely succeed.
   Singles whose change (:func:`change_key`) already failed alone are parked
   and tried once, together, at the end: later rounds test what changed. A
@@ -44,6 +44,45 @@ from astreduce.errors import DDPreconditionError
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
 from astreduce.source.difference import common_length
+
+
+#: A pass family's chunk tests start to count once there are this many of them ...
+CHUNK_TRIES = 4
+#: ... and chunks are skipped while fewer than one in this many FAILed.
+CHUNK_ODDS = 8
+
+
+def _family(name: str) -> str:
+    """A pass's family: ``hoist-expression #3`` → ``hoist-expression``, ``delete, depth 4`` → ``delete``."""
+    return name.split(",")[0].split(" #")[0]
+
+
+@dataclass
+class Memory:
+    """What the greedy searches of one strategy's run remember from pass to pass (the strategy owns it).
+
+    ``stale``: the change keys (:func:`change_key`) of single edits that did
+    not FAIL alone, each with what its names looked like then
+    (:func:`names_key`), parked in later passes; ``chunks``: per pass family,
+    its tests of chunks of several opportunities and how many FAILed.
+    """
+
+    retry_stale: bool = False
+    """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
+    stale: dict[bytes, bytes] = field(default_factory=dict)
+    chunks: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def chunks_pay(self, pass_name: str) -> bool:
+        """Whether a pass should try chunks of several opportunities first: not once :data:`CHUNK_TRIES`
+        of its family's applied fewer than one in :data:`CHUNK_ODDS`."""
+        tries, successes = self.chunks.get(_family(pass_name), (0, 0))
+        return tries < CHUNK_TRIES or successes * CHUNK_ODDS >= tries
+
+    def count_chunks(self, pass_name: str, tries: int, success: bool) -> None:
+        """Record a pass's chunk tests (see :meth:`chunks_pay`)."""
+        if tries:
+            old = self.chunks.get(_family(pass_name), (0, 0))
+            self.chunks[_family(pass_name)] = (old[0] + tries, old[1] + success)
 
 
 @dataclass(frozen=True)
@@ -88,7 +127,7 @@ Parking = Literal["stale", "unchanged", "never"]
 
 def apply_greedily(
     session: Session, count: int, render: Callable[[frozenset[int]], str], park: Parking = "stale", repeat: bool = True,
-    lookahead: Callable[[str], str | None] | None = None,
+    lookahead: Callable[[str], str | None] | None = None, memory: Memory | None = None,
 ) -> frozenset[int]:
     """Apply as many of ``count`` opportunities as the oracle allows; return the applied set.
 
@@ -101,9 +140,10 @@ def apply_greedily(
 
     Single opportunities whose change (the changed lines with two lines of
     context, see :func:`change_key`) already failed alone earlier in the
-    reduction are *stale*: they are not tested one by one again but once, all
+    reduction are *stale* (``memory`` remembers them, from pass to pass: none
+    without one): they are not tested one by one again but once, all
     together, at the end of the search (unless ``park`` is false or
-    ``session.retry_stale``). Later rounds of ``auto`` thus test what changed,
+    ``memory.retry_stale``). Later rounds of ``auto`` thus test what changed,
     not the whole program again. Deleting a use far away is what lets a
     definition go, so deletions that park must be confirmed: ``auto`` follows
     a round that changed nothing with one that parks only the deletions whose
@@ -120,14 +160,16 @@ def apply_greedily(
     this pass would end with to that pass's first candidate: the scheduler
     starts it while this pass's last tests run.
     """
-    parking: Parking = "never" if session.retry_stale else park
+    memory = memory if memory is not None else Memory()
+    parking: Parking = "never" if memory.retry_stale else park
+    pass_name = session.pass_name
 
     def is_stale(key: bytes, names: bytes, stale: set[bytes]) -> bool:
         if key in stale:
             return True
-        if key not in session.stale:
+        if key not in memory.stale:
             return False
-        return parking == "stale" or session.stale[key] == names
+        return parking == "stale" or memory.stale[key] == names
 
     def enter(applied: frozenset[int], parked: frozenset[int], chunk: int, stale: set[bytes]) -> _Level | None:
         remaining = [i for i in range(count) if i not in applied and i not in parked]
@@ -202,7 +244,7 @@ def apply_greedily(
                 yield render(level.applied | frozenset(level.remaining[start : start + level.chunk]))
             level = after(level, set()) if next_chunk(level) > 1 else None
 
-    level = enter(frozenset(), frozenset(), count if not park or session.chunks_pay() else 1, set())
+    level = enter(frozenset(), frozenset(), count if not park or memory.chunks_pay(pass_name) else 1, set())
     while level is not None:
         steps: list[_Step] = []
         found = session.first_failing(
@@ -214,8 +256,9 @@ def apply_greedily(
         for step in tried:
             key = step.stale_key()
             if key is not None:
-                session.stale[key] = step.names_key()
-        session.count_chunks(
+                memory.stale[key] = step.names_key()
+        memory.count_chunks(
+            pass_name,
             sum(1 for step in steps[: len(tried) + 1] if not step.parked and step.level.chunk > 1),
             found is not None and not steps[found].parked and steps[found].level.chunk > 1,
         )
@@ -240,23 +283,24 @@ def _looking_ahead(
 
 def apply_greedily_confirming(
     session: Session, count: int, render: Callable[[frozenset[int]], str], repeat: bool = True,
-    lookahead: Callable[[str], str | None] | None = None,
+    lookahead: Callable[[str], str | None] | None = None, memory: Memory | None = None,
 ) -> frozenset[int]:
     """:func:`apply_greedily` testing again every stale single opportunity whose names changed
     since it failed: for deletions and other edits that a change far away makes possible."""
-    return apply_greedily(session, count, render, park="unchanged", repeat=repeat, lookahead=lookahead)
+    return apply_greedily(session, count, render, park="unchanged", repeat=repeat, lookahead=lookahead, memory=memory)
 
 
-def sweeping_once(search: Callable[..., frozenset[int]]) -> LookingAhead:
+def sweeping_once(search: Callable[..., frozenset[int]], memory: Memory) -> LookingAhead:
     """``search`` (:func:`apply_greedily` or :func:`apply_greedily_confirming`) with one
-    sweep of single opportunities: for ``auto``'s passes, which its rounds repeat to a fixpoint.
+    sweep of single opportunities, remembering in ``memory``: for ``auto``'s passes, which its rounds
+    repeat to a fixpoint.
 
     A second sweep within the pass tests every opportunity left again, and
     finds what the next round would find: on the corpora the repeated sweeps
     were about a fifth of all tests (stdlib_json_decoder 1,763 -> 1,315),
     with the same outputs.
     """
-    return partial(search, repeat=False)
+    return partial(search, repeat=False, memory=memory)
 
 
 def change_key(before: str, after: str, context: int = 2) -> bytes:

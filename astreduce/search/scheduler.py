@@ -31,11 +31,10 @@ import hashlib
 import itertools
 import select
 import time
-import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Protocol
 
 from astreduce.oracles import Finished, Pending, Verdict
 from astreduce.outcome import Outcome
@@ -79,13 +78,16 @@ class Processes:
 
 
 class Ledger(Protocol):
-    """The search's bookkeeping, as the scheduler sees it: cache, counters, stop request.
+    """The search's bookkeeping, as the scheduler sees it: cache, counters, stop request. The search hands it
+    to each call of :meth:`Scheduler.outcomes`; the scheduler keeps no reference to it, and only tells it.
 
     Keys are :func:`digest`\\ s of candidate texts.
     """
 
-    oracle_seconds: float
-    """Time spent waiting for the oracle; the scheduler adds what it waits."""
+    @property
+    def oracle_seconds(self) -> float:
+        """Time spent waiting for the oracle so far (the scheduler reads it; it tells the waits in :meth:`record`)."""
+        ...
 
     def stopping(self) -> bool:
         """Whether the search must stop before its next test (a stop request, a spent budget)."""
@@ -103,8 +105,8 @@ class Ledger(Protocol):
         """Whether the outcome is UNRESOLVED without a test (it does not parse); recorded if so."""
         ...
 
-    def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
-        """A test's outcome, read in the search's order: cache and count it."""
+    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
+        """A test's outcome, read in the search's order, and the seconds waited for it: cache and count them."""
         ...
 
     def hit(self, key: bytes) -> Outcome:
@@ -129,16 +131,12 @@ class Scheduler:
     """Runs a search's candidates in its order, ``jobs`` at a time, speculatively.
 
     Args:
-        ledger: the cache and counters every outcome goes through.
         judge: tests one candidate and waits (``-j 1``).
         backend: starts tests without waiting; None runs every test through ``judge``.
         jobs: how many tests run at once.
     """
 
-    def __init__(self, ledger: Ledger, judge: Callable[[str], Verdict], backend: Backend | None = None, jobs: int = 1) -> None:
-        # a proxy: the ledger (the session) owns the scheduler, and a cycle would keep the
-        # oracle behind ``judge`` alive until the garbage collector runs, with its waiting child
-        self.ledger: Ledger = cast(Ledger, weakref.proxy(ledger))
+    def __init__(self, judge: Callable[[str], Verdict], backend: Backend | None = None, jobs: int = 1) -> None:
         self.judge = judge
         self.backend = backend
         self.jobs = jobs
@@ -159,8 +157,10 @@ class Scheduler:
         """How likely the next test is to FAIL, from the last outcome (see :attr:`fail_rates`)."""
         return self.fail_rates[self.last_failed]
 
-    def outcomes(self, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None) -> Iterator[Outcome]:
-        """Outcomes of candidate texts, lazily, in order; cached ones cost no test.
+    def outcomes(
+        self, ledger: Ledger, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None,
+    ) -> Iterator[Outcome]:
+        """Outcomes of candidate texts, lazily, in order, through ``ledger``; cached ones cost no test.
 
         ``if_fails(i)`` gives the texts the search tests next, in order, if
         the ``i``-th candidate FAILs (read lazily: up to the first that needs
@@ -169,9 +169,9 @@ class Scheduler:
         """
         if self.backend is None or self.jobs <= 1:
             for text in texts:
-                yield self._one(text)
+                yield self._one(ledger, text)
             return
-        yield from self._parallel(texts, if_fails, if_none)
+        yield from self._parallel(ledger, texts, if_fails, if_none)
 
     def close(self) -> None:
         """Cancel every candidate still running ahead (the end of a reduction)."""
@@ -182,8 +182,7 @@ class Scheduler:
 
     # --- one at a time ------------------------------------------------------
 
-    def _one(self, text: str) -> Outcome:
-        ledger = self.ledger
+    def _one(self, ledger: Ledger, text: str) -> Outcome:
         if ledger.stopping():
             raise Interrupted
         key = digest(text)
@@ -193,24 +192,24 @@ class Scheduler:
             return ledger.hit(key)
         started = time.monotonic()
         verdict = self.judge(text)
-        ledger.oracle_seconds += time.monotonic() - started
-        return self._record(key, text, verdict.outcome)
+        return self._record(ledger, key, text, verdict.outcome, time.monotonic() - started)
 
-    def _record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
+    def _record(self, ledger: Ledger, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
         failed = outcome is Outcome.FAIL
         self.fail_rates[self.last_failed] = 0.9 * self.fail_rates[self.last_failed] + (0.1 if failed else 0.0)
         self.last_failed = failed
-        return self.ledger.record(key, text, outcome)
+        return ledger.record(key, text, outcome, seconds)
 
-    def _wait(self, pending: Pending) -> Verdict:
+    @staticmethod
+    def _wait(pending: Pending) -> tuple[Verdict, float]:
+        """The test's verdict, and the seconds waited for it."""
         started = time.monotonic()
         verdict = pending.wait()
-        self.ledger.oracle_seconds += time.monotonic() - started
-        return verdict
+        return verdict, time.monotonic() - started
 
     # --- speculation --------------------------------------------------------
 
-    def _parallel(self, texts: Iterable[str], if_fails: IfFails | None, if_none: IfNone | None) -> Iterator[Outcome]:
+    def _parallel(self, ledger: Ledger, texts: Iterable[str], if_fails: IfFails | None, if_none: IfNone | None) -> Iterator[Outcome]:
         """Keep up to ``jobs`` uncached candidates running ahead; yield outcomes in order.
 
         The consumer decides on outcomes in order, so the first FAIL in the
@@ -242,14 +241,14 @@ class Scheduler:
                 while True:
                     self._read_ended(window, running)
                     ahead = sum(1 for entry in window if entry.tested)
-                    if ahead + len(self._prefetched) >= self.jobs and not self._deeper(ahead + len(self._prefetched)):
+                    if ahead + len(self._prefetched) >= self.jobs and not self._deeper(ledger, ahead + len(self._prefetched)):
                         break
                     if self._busy(running) >= self.jobs:
                         slots_full = True
                         break
                     head = drawn - len(window)  # the index of the next outcome
                     order_open = not exhausted or (if_none is not None and not looked)
-                    choice = self._likeliest(window, head, branches if if_fails is not None else None, order_open)
+                    choice = self._likeliest(ledger, window, head, branches if if_fails is not None else None, order_open)
                     if choice is _ORDER:
                         if not exhausted:
                             try:
@@ -258,27 +257,27 @@ class Scheduler:
                                 exhausted = True
                                 continue
                             drawn += 1
-                            inherited = self._draw(window, running, text, inherited)
+                            inherited = self._draw(ledger, window, running, text, inherited)
                             continue
                         assert if_none is not None
                         looked = True
                         following = if_none()
-                        look_key = self._prefetch(() if following is None else (following,), running)
+                        look_key = self._prefetch(ledger, () if following is None else (following,), running)
                         continue
                     if choice is None:
                         break
                     assert if_fails is not None and isinstance(choice, int)
-                    branches[choice] = self._prefetch(if_fails(choice), running)
+                    branches[choice] = self._prefetch(ledger, if_fails(choice), running)
                 if not window:
                     kept = look_key
                     return
-                if self.ledger.stopping():
+                if ledger.stopping():
                     raise Interrupted
-                if slots_full and window[0].pending is not None and self._another_ends_first(window[0].pending, running):
+                if slots_full and window[0].pending is not None and self._another_ends_first(ledger, window[0].pending, running):
                     continue  # a test after the next one ended first: its slot takes a new candidate
                 entry = window.popleft()
                 index = drawn - len(window) - 1
-                outcome = self._read(entry, running)
+                outcome = self._read(ledger, entry, running)
                 if outcome is Outcome.FAIL:
                     kept = branches.pop(index, None)
                 self._cancel_prefetched(branches.pop(other) for other in [i for i in branches if i <= index])
@@ -290,7 +289,7 @@ class Scheduler:
             self._cancel_prefetched([k for k in self._prefetched if k != kept])
 
     def _likeliest(
-        self, window: deque[_Entry], head: int, branches: dict[int, bytes | None] | None, order_open: bool
+        self, ledger: Ledger, window: deque[_Entry], head: int, branches: dict[int, bytes | None] | None, order_open: bool
     ) -> int | object | None:
         """What a free slot should start: ``_ORDER`` (the next in order, or the one after this call
         once every candidate is drawn), the index whose FAIL side to start, or None: nothing can be needed.
@@ -300,7 +299,7 @@ class Scheduler:
         best: int | None = None
         chance = 0.0
         for offset, entry in enumerate(window):
-            fails = self._fail_chance(entry)
+            fails = self._fail_chance(ledger, entry)
             if branches is not None and head + offset not in branches and reach * fails > chance:
                 best, chance = head + offset, reach * fails
             reach *= 1.0 - fails
@@ -308,24 +307,26 @@ class Scheduler:
             return _ORDER
         return best
 
-    def _fail_chance(self, entry: _Entry) -> float:
-        outcome = entry.outcome if entry.outcome is not None else self.ledger.peek(entry.key)
+    def _fail_chance(self, ledger: Ledger, entry: _Entry) -> float:
+        outcome = entry.outcome if entry.outcome is not None else ledger.peek(entry.key)
         if outcome is None:
             return self.fail_rate
         return 1.0 if outcome is Outcome.FAIL else 0.0
 
-    def _draw(self, window: deque[_Entry], running: dict[bytes, Pending], text: str, inherited: set[bytes]) -> set[bytes]:
+    def _draw(
+        self, ledger: Ledger, window: deque[_Entry], running: dict[bytes, Pending], text: str, inherited: set[bytes],
+    ) -> set[bytes]:
         """Put ``text`` in the window, started unless known or running; the inherited keys still waiting."""
         key = digest(text)
-        if inherited and (key in inherited or not self._known(key, text)):
+        if inherited and (key in inherited or not self._known(ledger, key, text)):
             self._cancel_prefetched(inherited - {key})  # this call's first test is not theirs
             inherited = set()
-        if self.ledger.rejected(key, text):
+        if ledger.rejected(key, text):
             window.append(_Entry(key, text, outcome=Outcome.UNRESOLVED))
         elif key in self._prefetched:
             running[key] = self._prefetched.pop(key)
             window.append(_Entry(key, text, running[key], tested=True))
-        elif self.ledger.lookup(key) is not None or key in running:
+        elif ledger.lookup(key) is not None or key in running:
             window.append(_Entry(key, text))
         else:
             assert self.backend is not None
@@ -341,24 +342,24 @@ class Scheduler:
         """
         for entry in window:
             if entry.pending is not None and entry.outcome is None and _ended(entry.pending):
-                verdict = self._wait(entry.pending)
+                verdict, entry.waited = self._wait(entry.pending)
                 entry.outcome = verdict.outcome
                 entry.pending = running[entry.key] = Finished(verdict)
 
-    def _read(self, entry: _Entry, running: dict[bytes, Pending]) -> Outcome:
+    def _read(self, ledger: Ledger, entry: _Entry, running: dict[bytes, Pending]) -> Outcome:
         """The outcome of the window's first entry, waiting for its test if it runs; recorded."""
         if entry.pending is not None:
-            verdict = self._wait(entry.pending)
+            verdict, seconds = self._wait(entry.pending)
             running.pop(entry.key, None)
-            return self._record(entry.key, entry.text, verdict.outcome)
+            return self._record(ledger, entry.key, entry.text, verdict.outcome, entry.waited + seconds)
         if entry.outcome is not None:  # it does not parse
             return entry.outcome
         if entry.key in running:  # the same text is running earlier in the window
-            verdict = self._wait(running.pop(entry.key))
-            self._record(entry.key, entry.text, verdict.outcome)
-        return self.ledger.hit(entry.key)
+            verdict, seconds = self._wait(running.pop(entry.key))
+            self._record(ledger, entry.key, entry.text, verdict.outcome, seconds)
+        return ledger.hit(entry.key)
 
-    def _deeper(self, ahead: int) -> bool:
+    def _deeper(self, ledger: Ledger, ahead: int) -> bool:
         """Whether to start a candidate with ``ahead`` started before it, when a test that
         ended early left its slot free (more than ``jobs`` candidates ahead).
 
@@ -371,13 +372,13 @@ class Scheduler:
         if ahead >= self.jobs * _AHEAD:
             return False
         elapsed = time.monotonic() - self._began
-        return self.ledger.oracle_seconds >= 0.6 * elapsed
+        return ledger.oracle_seconds >= 0.6 * elapsed
 
     def _busy(self, running: dict[bytes, Pending]) -> int:
         """Tests still running (one that ended but whose outcome is not yet read holds no slot)."""
         return sum(1 for p in (*running.values(), *self._prefetched.values()) if not _ended(p))
 
-    def _another_ends_first(self, head: Pending, running: dict[bytes, Pending]) -> bool:
+    def _another_ends_first(self, ledger: Ledger, head: Pending, running: dict[bytes, Pending]) -> bool:
         """Wait until ``head`` ends (False) or another running test does (True).
 
         Without this a test that ends before the one the search needs next
@@ -388,7 +389,7 @@ class Scheduler:
         others = [p for p in (*running.values(), *self._prefetched.values()) if p is not head and not _ended(p)]
         if not others or not callable(getattr(head, "done", None)):
             return False
-        while not self.ledger.stopping():
+        while not ledger.stopping():
             if _ended(head):
                 return False
             if any(_ended(p) for p in others):
@@ -410,7 +411,7 @@ class Scheduler:
                 pending.cancel()
                 self.speculative += 1
 
-    def _prefetch(self, texts: Iterable[str], running: dict[bytes, Pending]) -> bytes | None:
+    def _prefetch(self, ledger: Ledger, texts: Iterable[str], running: dict[bytes, Pending]) -> bytes | None:
         """Start the first of ``texts`` that needs a test ahead of its call; its key if started.
 
         Known texts (cached, or they do not parse) are passed over, as the
@@ -421,16 +422,16 @@ class Scheduler:
             key = digest(text)
             if key in self._prefetched or key in running:
                 return None
-            if self._known(key, text):
+            if self._known(ledger, key, text):
                 continue
             assert self.backend is not None
             self._prefetched[key] = self.backend.start(text)
             return key
         return None
 
-    def _known(self, key: bytes, text: str) -> bool:
+    def _known(self, ledger: Ledger, key: bytes, text: str) -> bool:
         """Whether the outcome of ``text`` is known without a test: cached, or it does not parse."""
-        return self.ledger.rejected(key, text) or self.ledger.lookup(key) is not None
+        return ledger.rejected(key, text) or ledger.lookup(key) is not None
 
 
 #: Candidates started ahead (running or ended, not yet read) at most, per job.
@@ -455,6 +456,8 @@ class _Entry:
     """Known before it is read: it does not parse, or its test ended."""
     tested: bool = False
     """Its own test was started (it counts as a candidate started ahead)."""
+    waited: float = 0.0
+    """The seconds waited for its verdict when it was taken early (told to the ledger when it is read)."""
 
 
 def _descriptors(pendings: Iterable[Pending]) -> list[int] | None:

@@ -32,13 +32,7 @@ from astreduce.search.alike import CodeKey
 from astreduce.search.cache import OutcomeStore
 from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
 
-__all__ = ["Budget", "Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session"]
-
-
-#: A pass family's chunk tests start to count once there are this many of them ...
-CHUNK_TRIES = 4
-#: ... and chunks are skipped while fewer than one in this many FAILed.
-CHUNK_ODDS = 8
+__all__ = ["Budget", "Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session", "StopRequest"]
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -53,11 +47,6 @@ def _parse(text: str) -> ast.Module | None:
 def _parses_here(text: str) -> bool:
     """Whether this interpreter parses ``text``."""
     return _parse(text) is not None
-
-
-def _family(name: str) -> str:
-    """A pass's family: ``hoist-expression #3`` → ``hoist-expression``, ``delete, depth 4`` → ``delete``."""
-    return name.split(",")[0].split(" #")[0]
 
 
 @dataclass
@@ -145,6 +134,50 @@ def keeps_lines(text: str, lines: tuple[str, ...]) -> bool:
     return True
 
 
+class StopRequest:
+    """A request to stop a reduction at its next safe point, between two tests: a public object that every
+    session of the reduction holds and asks before each test.
+
+    A signal handler that raises ``KeyboardInterrupt`` stops the reducer
+    wherever it happens to be — in the middle of an oracle's bookkeeping
+    (reaping a child, removing its folder), which then fails on the way out.
+    A request instead lets the current test end; the session raises
+    ``Interrupted`` before the next one, and the result so far is verified
+    and returned as usual (``ReductionStopped``). A request made while no
+    search runs is refused (:meth:`request`): the caller interrupts at once.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._searches = 0
+
+    @property
+    def searching(self) -> bool:
+        """True while a search runs (a stop request can still be honoured)."""
+        return self._searches > 0
+
+    @contextmanager
+    def search(self) -> Iterator[None]:
+        """The span of a search: a request made within it is honoured at the next test."""
+        self._searches += 1
+        try:
+            yield
+        finally:
+            self._searches -= 1
+
+    def request(self) -> bool:
+        """Ask the running search to stop.
+
+        Returns:
+            False when no search is running, or a stop was already asked for:
+            then the caller should interrupt at once (``KeyboardInterrupt``).
+        """
+        if not self.searching or self.requested:
+            return False
+        self.requested = True
+        return True
+
+
 class Budget:
     """How many tests and seconds a reduction may spend; once spent, its sessions stop between two tests.
 
@@ -183,11 +216,14 @@ class Session:
     jobs: int = 1
     tests: int = 0
     cache_hits: int = 0
-    oracle_seconds: float = 0.0
+    waited: float = 0.0
+    """Seconds spent waiting for the oracle before the session began (the original's runs): counted in
+    :attr:`oracle_seconds`."""
     passes: list[PassStats] = field(default_factory=list)
     history: list[tuple[int, int]] = field(default_factory=list)
     """(tests so far, tokens of the best) after each improvement: the size-over-tests curve."""
-    stop_requested: bool = False
+    stop: StopRequest | None = None
+    """The reduction's stop request: asked before every test."""
     budget: Budget | None = None
     """Tests and seconds the whole reduction may spend (``--max-tests``, ``--max-time``), shared by its sessions."""
     protected: tuple[str, ...] = ()
@@ -202,11 +238,6 @@ class Session:
     """Within :meth:`parsing_candidates_only`, the check a candidate must pass before it is tested."""
     compiles: Callable[[str], types.CodeType | None] | None = None
     """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
-    stale: dict[bytes, bytes] = field(default_factory=dict)
-    """Keys (:func:`~astreduce.search.greedy.change_key`) of single edits that did not FAIL alone,
-    each with what its names looked like then (:func:`~astreduce.search.greedy.names_key`)."""
-    retry_stale: bool = False
-    """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     alike: CodeKey | None = None
     """A key under which candidates get the same outcome (a :class:`~astreduce.search.alike.CodeKey` for an
     oracle that runs the program): a candidate alike one already tested is not tested again."""
@@ -228,13 +259,18 @@ class Session:
             kind = self.alike(self.text)
             if kind is not None:
                 self._by_kind[kind] = Outcome.FAIL
-        self._chunks: dict[str, tuple[int, int]] = {}
-        """Per pass family: tests of chunks of several opportunities, and how many of them FAILed."""
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
         self._measured: tuple[str, Size] | None = None
+        self._oracle_seconds = self.waited
         backend = Processes(self.start) if self.start is not None else None
-        self.scheduler = Scheduler(self, self.judge, backend, self.jobs)
+        self.scheduler = Scheduler(self.judge, backend, self.jobs)
+
+    @property
+    def oracle_seconds(self) -> float:
+        """Seconds spent waiting for the oracle: the tests (as the scheduler times them), the compiles that are
+        the tests' first step, and what the session was given as :attr:`waited`."""
+        return self._oracle_seconds
 
     @property
     def speculative(self) -> int:
@@ -251,7 +287,7 @@ class Session:
     def outcomes(self, texts: Iterable[str], if_fails: IfFails | None = None, if_none: IfNone | None = None) -> Iterator[Outcome]:
         """Outcomes of candidate texts, lazily, in order, from the scheduler (the hints ``if_fails``
         and ``if_none``: see :meth:`Scheduler.outcomes <astreduce.search.scheduler.Scheduler.outcomes>`)."""
-        return self.scheduler.outcomes(texts, if_fails, if_none)
+        return self.scheduler.outcomes(self, texts, if_fails, if_none)
 
     def close(self) -> None:
         """Cancel every candidate still running ahead (the end of a reduction)."""
@@ -314,7 +350,7 @@ class Session:
             if kind is None:
                 spent = self.alike.compile_seconds
                 kind = self.alike(text)
-                self.oracle_seconds += self.alike.compile_seconds - spent  # the oracle's compile, for its test
+                self._oracle_seconds += self.alike.compile_seconds - spent  # the oracle's compile, for its test
                 if kind is None and self.compiles is not None:
                     # it does not compile: under an exec oracle its test would end in a SyntaxError, not the target
                     self._cache[key] = Outcome.UNRESOLVED
@@ -333,7 +369,7 @@ class Session:
             try:
                 return check(text) is not None
             finally:
-                self.oracle_seconds += time.monotonic() - started
+                self._oracle_seconds += time.monotonic() - started
         return bool(check(text))
 
     def hit(self, key: bytes) -> Outcome:
@@ -341,12 +377,14 @@ class Session:
         self.cache_hits += 1
         return self._cache[key]
 
-    def record(self, key: bytes, text: str, outcome: Outcome) -> Outcome:
-        """A test's outcome read in the search's order: counted, cached, saved if shorter, shown.
+    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
+        """A test's outcome read in the search's order, and the ``seconds`` the scheduler waited for it: counted,
+        cached, saved if shorter, shown.
 
         A test of a candidate :attr:`alike` one read before it (both started at
         once, ``-j``) counts as a cache hit with the earlier outcome, as at ``-j 1``.
         """
+        self._oracle_seconds += seconds
         kind = self._kinds.pop(key, None)
         if kind is not None and kind in self._by_kind:
             self._cache[key] = self._by_kind[kind]
@@ -409,19 +447,12 @@ class Session:
 
     def stopping(self) -> bool:
         """Whether the search should stop before its next test: a stop request, or the budget spent."""
-        return self.stop_requested or (self.budget is not None and self.budget.spent)
+        return (self.stop is not None and self.stop.requested) or (self.budget is not None and self.budget.spent)
 
-    def chunks_pay(self) -> bool:
-        """Whether the current pass's family should try chunks of several opportunities first:
-        not once :data:`CHUNK_TRIES` of them applied fewer than one in :data:`CHUNK_ODDS`."""
-        tries, successes = self._chunks.get(_family(self._pass_name), (0, 0))
-        return tries < CHUNK_TRIES or successes * CHUNK_ODDS >= tries
-
-    def count_chunks(self, tries: int, success: bool) -> None:
-        """Record chunk tests of the current pass (see :meth:`chunks_pay`)."""
-        if tries:
-            old = self._chunks.get(_family(self._pass_name), (0, 0))
-            self._chunks[_family(self._pass_name)] = (old[0] + tries, old[1] + success)
+    @property
+    def pass_name(self) -> str:
+        """The name of the pass running (``start`` before the first)."""
+        return self._pass_name
 
     def begin_pass(self, name: str) -> PassStats:
         self._pass_name = name

@@ -64,14 +64,16 @@ import re
 import tokenize
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from itertools import compress
+from typing import Any
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import (
     LookingAhead,
+    Memory,
     Search,
     apply_by_dd,
     apply_by_ddmin,
@@ -93,9 +95,6 @@ from astreduce.transforms import Opportunity, TextTransform, Transform
 TOKEN_PASS_LIMIT = TEXT_PASS_LIMIT
 #: Rounds of ``auto`` before it stops even if it still makes progress (a safety net).
 MAX_ROUNDS = 30
-
-STRATEGIES = ("auto", "hdd", "flat", "lines", "chars", "tokens")
-
 
 # --- passes -------------------------------------------------------------------
 
@@ -239,11 +238,12 @@ def unit_pass(
 # --- strategies ---------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
-    """What a strategy runs with."""
+    """What a strategy runs with: configuration, built once and complete; a run's state is its own (:class:`StrategyRun`)."""
 
-    transforms: list[Transform]
+    transforms: tuple[Transform, ...]
+    """In a round's order (the schedule: :func:`~astreduce.search.schedule.ordered`)."""
     rounds: int = MAX_ROUNDS
     extras: bool = True
     """Also run the passes that are not transforms: token deletion and comment stripping
@@ -254,43 +254,69 @@ class Plan:
     unparsable_text: bool = False
     """The oracle runs a command or a test script: the linear text passes may test candidates
     that do not parse (a tool's crash may need such text); see :func:`run_text_passes`."""
-    last_parsed: tuple[str, Tree | None] | None = None
-    """The last text parsed and its tree (trees are never changed by passes)."""
-    confirming: bool = False
-    """``auto``'s current round tests again every stale single deletion whose names changed (see :func:`run_auto`)."""
-    offers: tuple[Tree, dict[str, list[Opportunity]]] | None = None
-    """The transforms' opportunities on the last tree they were asked of (see :func:`_offered`)."""
-    levels: tuple[Tree, dict[tuple[str, str], _Levels]] | None = None
-    """The deletion phases' proposals by level on the last tree they were asked of (see :func:`_levels`)."""
-    next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
-    """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
-    dormant: set[str] = field(default_factory=set)
-    """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
-    skipped until a confirming round (see :func:`run_auto`)."""
-    ran: set[str] = field(default_factory=set)
-    """Labels of ``auto``'s replacing passes that have run: a fallback rank
-    (:attr:`~astreduce.search.schedule.Row.fallback_ranks`) sleeps until its first run, in a confirming round."""
+    exhaustive: bool = False
+    """Test every stale single edit one by one again, in every round (``--exhaustive``)."""
+    start: tuple[str, Tree | None] | None = None
+    """The text the search starts from and its tree, when the job parsed it already (a 100 KB original: 60 ms)."""
 
-    def __post_init__(self) -> None:
-        self.transforms = ordered(self.transforms)  # a round's order (the schedule)
+    @classmethod
+    def of(cls, transforms: Sequence[Transform], **settings: Any) -> Plan:
+        """A plan whose transforms run in the schedule's order."""
+        return cls(tuple(ordered(list(transforms))), **settings)
 
 
-def _current_tree(session: Session, plan: Plan) -> Tree | None:
-    """The tree of the current best, parsed once per text: most passes change nothing."""
-    return _tree_of(plan, session.best)
+class StrategyRun:
+    """The state of one strategy's run over one session: what its passes found and remember.
+
+    Its trees (each text parsed once, from the tree before it), the
+    transforms' opportunities and the deletion levels on the last tree,
+    ``auto``'s round (whether it confirms, which passes sleep, which ran,
+    the pass it looked ahead to) and the greedy searches' memory of stale
+    edits and of how often chunks paid.
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.last_parsed: tuple[str, Tree | None] | None = plan.start
+        """The last text parsed and its tree (trees are never changed by passes)."""
+        self.memory = Memory(retry_stale=plan.exhaustive)
+        self.confirming = False
+        """``auto``'s current round tests again every stale single deletion whose names changed (see :func:`run_auto`)."""
+        self.offers: tuple[Tree, dict[str, list[Opportunity]]] | None = None
+        """The transforms' opportunities on the last tree they were asked of (see :func:`_offered`)."""
+        self.levels: tuple[Tree, dict[tuple[str, str], _Levels]] | None = None
+        """The deletion phases' proposals by level on the last tree they were asked of (see :func:`_levels`)."""
+        self.next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
+        """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
+        self.dormant: set[str] = set()
+        """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
+        skipped until a confirming round (see :func:`run_auto`)."""
+        self.ran: set[str] = set()
+        """Labels of ``auto``'s replacing passes that have run: a fallback rank
+        (:attr:`~astreduce.search.schedule.Row.fallback_ranks`) sleeps until its first run, in a confirming round."""
+        self.replacing = sweeping_once(apply_greedily, self.memory)
+        """The search of a replacing pass (and the token pass)."""
+        self.confirmed = sweeping_once(apply_greedily_confirming, self.memory)
+        """The search of a deletion pass in a confirming round."""
+        self.greedy: Search = partial(apply_greedily, memory=self.memory)
+        """The search of the text passes and the rename pass (more than one sweep)."""
+
+    def tree_of(self, text: str) -> Tree | None:
+        """``text``'s tree, parsed once per text (from the tree before it, whose unchanged statements are copied)."""
+        if self.last_parsed is None or self.last_parsed[0] != text:
+            last = self.last_parsed[1] if self.last_parsed is not None else None
+            if self.plan.parse is parse_or_none and last is not None:  # the statements a pass left alone are copied
+                self.last_parsed = (text, parse_or_none(text, like=last))
+            else:
+                self.last_parsed = (text, self.plan.parse(text))
+        return self.last_parsed[1]
+
+    def current_tree(self, session: Session) -> Tree | None:
+        """The tree of the current best, parsed once per text: most passes change nothing."""
+        return self.tree_of(session.best)
 
 
-def _tree_of(plan: Plan, text: str) -> Tree | None:
-    if plan.last_parsed is None or plan.last_parsed[0] != text:
-        last = plan.last_parsed[1] if plan.last_parsed is not None else None
-        if plan.parse is parse_or_none and last is not None:  # the statements a pass left alone are copied
-            plan.last_parsed = (text, parse_or_none(text, like=last))
-        else:
-            plan.last_parsed = (text, plan.parse(text))
-    return plan.last_parsed[1]
-
-
-def _first_proposals(tree: Tree, transforms: list[Transform], nodes: Sequence[int] | None = None) -> list[Opportunity]:
+def _first_proposals(tree: Tree, transforms: Sequence[Transform], nodes: Sequence[int] | None = None) -> list[Opportunity]:
     """Each node's first proposal among ``transforms`` (in their order): the flat keep-list."""
     wanted = None if nodes is None else set(nodes)
     chosen: dict[int, Opportunity] = {}
@@ -304,18 +330,19 @@ def _first_proposals(tree: Tree, transforms: list[Transform], nodes: Sequence[in
 
 
 def run_flat(session: Session, plan: Plan) -> None:
-    tree = _current_tree(session, plan)
+    tree = StrategyRun(plan).current_tree(session)
     if tree is None:
         raise UsageError("the flat strategy needs input that parses")
     node_pass(session, "flat", tree, _first_proposals(tree, plan.transforms), apply_by_dd)
 
 
 def run_hdd(session: Session, plan: Plan) -> None:
+    run = StrategyRun(plan)
     for _ in range(plan.rounds):
         before = session.best_size.key
         depth = 0
         while True:
-            tree = _current_tree(session, plan)
+            tree = run.current_tree(session)
             if tree is None:
                 raise UsageError("the hdd strategy needs input that parses")
             level = [n.id for n in tree.nodes if n.depth == depth]
@@ -349,32 +376,32 @@ class _Levels:
     """The deepest level a node of the phase's kind has (its passes go on while one is left, proposals or not)."""
 
 
-def _offered(plan: Plan, tree: Tree, transform: Transform) -> list[Opportunity]:
+def _offered(run: StrategyRun, tree: Tree, transform: Transform) -> list[Opportunity]:
     """The opportunities of ``transform`` on ``tree``, found once per tree: a round looks for its next
     pass on the same tree again and again while passes change nothing."""
-    if plan.offers is None or plan.offers[0] is not tree:
-        plan.offers = (tree, {})
-    known = plan.offers[1]
+    if run.offers is None or run.offers[0] is not tree:
+        run.offers = (tree, {})
+    known = run.offers[1]
     if transform.name not in known:
         known[transform.name] = list(transform.opportunities(tree))
     return known[transform.name]
 
 
-def _levels(plan: Plan, tree: Tree, transform: Transform, kind: str) -> _Levels:
+def _levels(run: StrategyRun, tree: Tree, transform: Transform, kind: str) -> _Levels:
     """The proposals of ``transform`` on ``tree`` by level, found once per tree and phase (not once per level)."""
-    if plan.levels is None or plan.levels[0] is not tree:
-        plan.levels = (tree, {})
-    known = plan.levels[1]
+    if run.levels is None or run.levels[0] is not tree:
+        run.levels = (tree, {})
+    known = run.levels[1]
     if (kind, transform.name) not in known:
         by_level: dict[int, list[Opportunity]] = {}
         if kind == "statements":
             level = _statement_levels(tree)
-            for o in _offered(plan, tree, transform):
+            for o in _offered(run, tree, transform):
                 if o.target in level:
                     by_level.setdefault(level[o.target], []).append(o)
             deepest = max(level.values(), default=-1)
         else:
-            for o in _offered(plan, tree, transform):
+            for o in _offered(run, tree, transform):
                 if not is_statement(tree.nodes[o.target].kind):
                     by_level.setdefault(tree.nodes[o.target].depth, []).append(o)
             deepest = max(n.depth for n in tree.nodes)
@@ -382,15 +409,10 @@ def _levels(plan: Plan, tree: Tree, transform: Transform, kind: str) -> _Levels:
     return known[(kind, transform.name)]
 
 
-#: The searches of ``auto``'s passes: one sweep of single opportunities each, as the rounds repeat them.
-_REPLACING = sweeping_once(apply_greedily)
-_CONFIRMING = sweeping_once(apply_greedily_confirming)
-
-
-def _deleting(plan: Plan) -> LookingAhead:
+def _deleting(run: StrategyRun) -> LookingAhead:
     """The search of a deletion pass: it parks stale singles like any other pass, except in a
     confirming round (see :func:`run_auto`), which tests again those whose names changed."""
-    return _CONFIRMING if plan.confirming else _REPLACING
+    return run.confirmed if run.confirming else run.replacing
 
 
 @dataclass(frozen=True)
@@ -405,7 +427,7 @@ class _NodePass:
     search: LookingAhead
 
 
-def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, cursor: tuple[int, int]) -> _NodePass | None:
+def _find_pass(run: StrategyRun, phases: list[tuple[str, Transform]], tree: Tree, cursor: tuple[int, int]) -> _NodePass | None:
     """The first pass of the round at or after ``cursor`` that has proposals on ``tree``.
 
     Phases: ``statements`` (hierarchical deletion of statements, module level
@@ -415,7 +437,7 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
     halving finds the removable halves), and ``ranked`` (one pass per
     alternative rank of a transform; rank 0 is its most removing proposal).
     """
-    memo = plan.next_pass
+    memo = run.next_pass
     if memo is not None and memo[0] is tree and memo[1] == cursor:
         return memo[2]
     phase, step = cursor
@@ -424,31 +446,31 @@ def _find_pass(plan: Plan, phases: list[tuple[str, Transform]], tree: Tree, curs
         kind, transform = phases[phase]
         if kind in ("statements", "elements"):
             step = max(step, 1) if kind == "elements" else step  # elements: from depth 1 (the module is 0)
-            levels = _levels(plan, tree, transform, kind)
+            levels = _levels(run, tree, transform, kind)
             if step > levels.deepest:
                 phase, step = phase + 1, 0
                 continue
             proposals = levels.proposals.get(step, [])
             label = f"delete statements, level {step}" if kind == "statements" else f"delete, depth {step}"
-            search = _deleting(plan)
+            search = _deleting(run)
         else:
             label = transform.name if step == 0 else f"{transform.name} #{step + 1}"
-            ranked = _offered(plan, tree, transform)
+            ranked = _offered(run, tree, transform)
             if not any(o.rank >= step for o in ranked):
                 phase, step = phase + 1, 0
                 continue
             scheduled = row(transform.name)
-            fallback = step > 0 and scheduled.fallback_ranks and label not in plan.ran
-            if (label in plan.dormant or fallback) and not plan.confirming:
+            fallback = step > 0 and scheduled.fallback_ranks and label not in run.ran
+            if (label in run.dormant or fallback) and not run.confirming:
                 step += 1
                 continue
             proposals = [o for o in ranked if o.rank == step]
-            search = _deleting(plan) if scheduled.cascading else _REPLACING
+            search = _deleting(run) if scheduled.cascading else run.replacing
         if proposals:
             found = _NodePass((phase, step), label, tree, proposals, search)
         else:
             step += 1
-    plan.next_pass = (tree, cursor, found)
+    run.next_pass = (tree, cursor, found)
     return found
 
 
@@ -458,60 +480,58 @@ def _first_candidate(found: _NodePass) -> str:
 
 
 def run_auto(session: Session, plan: Plan) -> None:
-    phases = [(kind, t) for kind, t in passes_of(plan.transforms) if not isinstance(t, TextTransform)]
-    plan.confirming = False
-    plan.dormant = set()  # a pass's yield on another file (of a tree) says little about this one
-    plan.ran = set()
+    run = StrategyRun(plan)  # a pass's yield on another file (of a tree) says little about this one: a run of its own
+    phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not isinstance(t, TextTransform)]
     for _ in range(plan.rounds):
-        plan.next_pass = None  # a pass found in the last round has that round's search
+        run.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
         cursor = (0, 0)
         while True:
-            tree = _current_tree(session, plan)
-            found = _find_pass(plan, phases, tree, cursor) if tree is not None else None
+            tree = run.current_tree(session)
+            found = _find_pass(run, phases, tree, cursor) if tree is not None else None
             if found is None:
                 break
             following = (found.cursor[0], found.cursor[1] + 1)
 
             def lookahead(text: str, cursor: tuple[int, int] = following) -> str | None:
                 # the next pass's first candidate, should this pass end with ``text``
-                tree = _tree_of(plan, text)
-                nxt = _find_pass(plan, phases, tree, cursor) if tree is not None else None
+                tree = run.tree_of(text)
+                nxt = _find_pass(run, phases, tree, cursor) if tree is not None else None
                 return _first_candidate(nxt) if nxt is not None else None
 
             taken = _progress_key(session)
             node_pass(session, found.label, found.tree, found.proposals, partial(found.search, lookahead=lookahead))
             if phases[found.cursor[0]][0] == "ranked":
-                plan.ran.add(found.label)
+                run.ran.add(found.label)
                 if _progress_key(session) < taken:
-                    plan.dormant.discard(found.label)
+                    run.dormant.discard(found.label)
                 else:
-                    plan.dormant.add(found.label)
+                    run.dormant.add(found.label)
             cursor = following
         # tokens only once the tree passes stall: on a tree that still shrinks they test what the next round removes anyway
         if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT and _progress_key(session) >= before:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
-                unit_pass(session, "tokens", tokens_of(session.best), _REPLACING, counts_as_token)
+                unit_pass(session, "tokens", tokens_of(session.best), run.replacing, counts_as_token)
             else:
                 with session.parsing_candidates_only():
-                    unit_pass(session, "tokens", tokens_of(session.best), _REPLACING, counts_as_token)
+                    unit_pass(session, "tokens", tokens_of(session.best), run.replacing, counts_as_token)
         if _progress_key(session) < before:
-            plan.confirming = False
-        elif plan.confirming or session.retry_stale:
+            run.confirming = False
+        elif run.confirming or plan.exhaustive:
             # the tree passes are at their fixpoint: the text passes, and more rounds if they took tokens off
-            if plan.extras and run_text_passes(session, plan):
-                plan.confirming = False
+            if plan.extras and run_text_passes(session, run):
+                run.confirming = False
                 continue
             break
         else:
-            plan.confirming = True
+            run.confirming = True
     # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
     for transform in plan.transforms:
         if isinstance(transform, TextTransform):
-            tree = _current_tree(session, plan)
+            tree = run.current_tree(session)
             if tree is not None:
                 groups = [o.edits for o in transform.text_opportunities(tree)]
-                text_pass(session, transform.name, tree.text, groups, apply_greedily)
+                text_pass(session, transform.name, tree.text, groups, run.greedy)
     if plan.extras:
         strip_comments(session)
 
@@ -528,7 +548,7 @@ def _progress_key(session: Session) -> tuple[int, int]:
     return session.best_size.key[:2]
 
 
-def run_text_passes(session: Session, plan: Plan) -> bool:
+def run_text_passes(session: Session, run: StrategyRun) -> bool:
     """One round of the text passes on the current best (up to :data:`TEXT_PASS_LIMIT`
     tokens); True if it has fewer tokens, so that the tree passes may find more.
 
@@ -553,6 +573,7 @@ def run_text_passes(session: Session, plan: Plan) -> bool:
     before = session.best_size.tokens
     if before > TEXT_PASS_LIMIT:
         return False
+    plan = run.plan
     check = (lambda text: plan.parse(text) is not None) if plan.foreign_parser else None
     for text_pass_ in PASSES:
         if text_pass_.quadratic and plan.foreign_parser:
@@ -560,10 +581,10 @@ def run_text_passes(session: Session, plan: Plan) -> bool:
         layout = layout_of(session.best)
         if layout is None:
             break
-        groups = text_pass_.propose(layout, _current_tree(session, plan))
+        groups = text_pass_.propose(layout, run.current_tree(session))
         tolerant = plan.unparsable_text and not text_pass_.quadratic and session.best_size.tokens <= UNPARSABLE_LIMIT
         with nullcontext() if tolerant else session.parsing_candidates_only(check):
-            text_pass(session, text_pass_.name, layout.text, groups, apply_greedily)
+            text_pass(session, text_pass_.name, layout.text, groups, run.greedy)
     return session.best_size.tokens < before
 
 
@@ -607,20 +628,36 @@ def run_units(session: Session, plan: Plan, units: Callable[[str], list[tuple[in
     unit_pass(session, name, units(session.best), apply_by_ddmin)
 
 
-RUNNERS: dict[str, Callable[[Session, Plan], None]] = {
-    "auto": run_auto,
-    "hdd": run_hdd,
-    "flat": run_flat,
-    "lines": lambda s, p: run_units(s, p, lines_of, "lines"),
-    "chars": lambda s, p: run_units(s, p, chars_of, "chars"),
-    "tokens": lambda s, p: run_units(s, p, tokens_of, "tokens"),
+@dataclass(frozen=True)
+class Strategy:
+    """A strategy, as a job and the command line see it: adding one is adding a record to :data:`STRATEGIES`."""
+
+    name: str
+    run: Callable[[Session, Plan], None]
+    on_trees: bool
+    """It works on the syntax tree: the input must parse, and candidates alike by byte code share a verdict;
+    otherwise on units of text (the literature's ddmin), counted as the literature counts them."""
+    summary: str
+
+
+#: Every strategy, by name, in the order ``--help`` lists them.
+STRATEGIES: dict[str, Strategy] = {
+    strategy.name: strategy
+    for strategy in (
+        Strategy("auto", run_auto, True, "every transform, passes to a fixpoint, then the text passes"),
+        Strategy("hdd", run_hdd, True, "hierarchical delta debugging over the syntax tree, level by level (HDD*)"),
+        Strategy("flat", run_flat, True, "every node's first proposal in one keep-list, minimised by CDD"),
+        Strategy("lines", lambda s, p: run_units(s, p, lines_of, "lines"), False, "ddmin over lines"),
+        Strategy("chars", lambda s, p: run_units(s, p, chars_of, "chars"), False, "ddmin over characters"),
+        Strategy("tokens", lambda s, p: run_units(s, p, tokens_of, "tokens"), False, "ddmin over tokens"),
+    )
 }
 
 
 def run_strategy(name: str, session: Session, plan: Plan) -> None:
     """Run strategy ``name`` on ``session``; the best result ends up in ``session.best``."""
     try:
-        runner = RUNNERS[name]
+        strategy = STRATEGIES[name]
     except KeyError:
         raise UsageError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}") from None
-    runner(session, plan)
+    strategy.run(session, plan)

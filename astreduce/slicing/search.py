@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import nullcontext
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.interpreters import resolve_python, version_of
 from astreduce.oracles import Target
 from astreduce.oracles.options import OracleOptions
-from astreduce.reduce.single import StopRequest
+from astreduce.search.session import StopRequest
 from astreduce.search.session import Interrupted, Session
 from astreduce.slicing.runs import ChildRun, Criterion, Event, Launcher, SliceOracle, encode, record
 
@@ -225,7 +226,7 @@ class _Search:
         self.include = tuple(include)
         self.trace = oracle.original.events
         self.full = encode(range(len(self.trace)))
-        self.session = Session(self.full, oracle.judge, start=oracle.start, jobs=jobs)
+        self.session = Session(self.full, oracle.judge, start=oracle.start, jobs=jobs, stop=stop)
         self.stop = stop
         self.started = started
         self.runs: list[TestRun] = []
@@ -242,20 +243,17 @@ class _Search:
                 f"{first.outcome} ({first.run.describe()})"
             )
         interrupted = False
-        if self.stop is not None:
-            self.stop.attach(self.session)
         try:
-            lines = list(dict.fromkeys((f, line) for f, line, _ in self.trace))
-            chosen = self._level("lines", lines, lambda kept: [i for i, (f, n, _) in enumerate(self.trace) if (f, n) in set(kept)])
-            events = [i for i, (f, n, _) in enumerate(self.trace) if (f, n) in set(chosen)]
-            self._level("events", events, lambda kept: list(kept))
+            with self.stop.search() if self.stop is not None else nullcontext():
+                lines = list(dict.fromkeys((f, line) for f, line, _ in self.trace))
+                chosen = self._level("lines", lines, lambda kept: [i for i, (f, n, _) in enumerate(self.trace) if (f, n) in set(kept)])
+                events = [i for i, (f, n, _) in enumerate(self.trace) if (f, n) in set(chosen)]
+                self._level("events", events, lambda kept: list(kept))
         except (Interrupted, KeyboardInterrupt):
             interrupted = True
         finally:
             self.session.close()
-            if self.stop is not None:
-                self.stop.attach(None)
-                interrupted = interrupted or self.stop.requested
+            interrupted = interrupted or (self.stop is not None and self.stop.requested)
         verified = self.oracle.judge(encode(self.best)).outcome is Outcome.FAIL
         result = SliceResult(
             program=str(self.path),
