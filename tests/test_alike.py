@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from astreduce.oracles import Target
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.pieces import ModuleCode
-from astreduce.search.alike import CodeKey, code_key
+from astreduce.oracles.alike import CodeKey, code_key
 from astreduce.source.statements import Cut, recut
 from astreduce.source.statements import starts as statement_starts
 
@@ -117,13 +117,13 @@ def test_the_key_and_the_test_compile_a_statement_once() -> None:
     oracle = ExecOracle(Target.parse("ValueError:9"), timeout=30)
     try:
         body = "".join(f"def f{i}():\n    return {i}\n" for i in range(300))
-        key = CodeKey(statements=oracle.statement)
-        assert key(body + "raise ValueError(f9())\n") is not None
+        assert oracle.prepare(body + "raise ValueError(f9())\n", False, True) is not None
         assert oracle.run(body + "raise ValueError(f9())\n").message == "9"
         assert oracle._statements is not None
         compiled = oracle._statements.compiled
-        changed = body.replace("return 9\n", "return 8\n") + "raise ValueError(f9())\n"
-        assert key(changed) is not None and oracle._statements.compiled == compiled + 1  # the key compiled f9
+        changed = oracle.prepare(body.replace("return 9\n", "return 8\n") + "raise ValueError(f9())\n", False, True)
+        assert changed is not None and changed.alike is not None
+        assert oracle._statements.compiled == compiled + 1  # the key compiled f9
         verdict = oracle.start(changed).wait()
         assert verdict.run.message == "8" and oracle._statements.compiled == compiled + 1  # its test did not
     finally:

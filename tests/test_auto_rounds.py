@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from astreduce.search.schedule import row
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Prepared, Run, Verdict
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import Memory, apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
-from astreduce.search.alike import CodeKey, code_key
+from astreduce.oracles.alike import CodeKey, code_key
 from astreduce.search.session import Session
 from astreduce.search.strategies import counts_as_token, tokens_of
 from astreduce.transforms.constants import ValueFromTrace
@@ -97,7 +97,10 @@ def test_candidates_with_one_byte_code_are_tested_once() -> None:
     def fails(text: str) -> bool:
         return "f(0)" in text
 
-    alike = _session(fails, program, alike=CodeKey())
+    key = CodeKey()
+    alike = _session(
+        fails, program, alike=True, prepare=lambda text, whole, keyed: Prepared(text, None, key(text)) if key(text) else None,
+    )
     plain = _session(fails, program)
     for session in (alike, plain):
         for text in [*twins, different]:

@@ -229,8 +229,8 @@ class _Book:
 
     lookup = peek
 
-    def rejected(self, key: bytes, text: str) -> bool:
-        return False
+    def admit(self, key: bytes, text: str) -> str | None:
+        return text
 
     def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
         self.oracle_seconds += seconds

@@ -278,4 +278,4 @@ def test_under_another_interpreters_parser_it_checks_and_token_runs_are_skipped(
     assert all(_parses(t) for t in oracle.judged)
     assert any(not _parses(t) for t in parsed)  # the broken ones were checked there, not tested
     assert not any(p.name == "text: token runs" for p in session.passes)
-    assert session.compiles is None  # the check is the text passes' own
+    assert session.prepare is None  # the check is the text passes' own

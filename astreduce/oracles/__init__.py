@@ -176,6 +176,25 @@ class Converted:
         self.inner.cancel()
 
 
+class Prepared(str):
+    """A candidate text made ready for its test once, by the oracle that will run it: a value that travels
+    from the search's check to the oracle's :meth:`~Oracle.start` (it is the text, as a ``str``).
+
+    ``code`` is the text compiled whole (None: the test compiles what it needs); ``alike`` the key of the
+    candidates that run alike (:class:`~astreduce.oracles.alike.CodeKey`: one byte code), None when not
+    asked for; ``seconds`` the time its compiles took, the oracle's work, which its test is spared.
+    """
+
+    code: types.CodeType | None
+    alike: bytes | None
+    seconds: float
+
+    def __new__(cls, text: str, code: types.CodeType | None = None, alike: bytes | None = None, seconds: float = 0.0) -> Prepared:
+        prepared = super().__new__(cls, text)
+        prepared.code, prepared.alike, prepared.seconds = code, alike, seconds
+        return prepared
+
+
 #: The candidate an oracle judges: a text, or a tree of files.
 C = TypeVar("C", contravariant=True)
 
@@ -197,14 +216,10 @@ class Traits:
     try edits that do not parse."""
     tracer: Tracer | None = None
     """Records a run's values as the oracle runs a candidate (``value-from-trace``); ``None``: it cannot."""
-    compiles: Callable[[str], types.CodeType | None] | None = None
-    """A check that costs no test and that every interesting candidate passes (the exec oracle's compile):
-    the candidate's code, kept for its test, or None, and then the candidate is UNRESOLVED untested;
-    candidates alike by byte code share a verdict."""
-    statements: Callable[[str, bool], types.CodeType | None | bool] | None = None
-    """The code of one top-level statement (and whether it is the text's first) as the oracle's tests run
-    it, compiled once and kept for them (the exec oracle's): the alike key reads it instead of compiling
-    the statement again. False when more lines may complete it; None when the text must be compiled whole."""
+    prepares: bool = False
+    """Whether the oracle has :meth:`~Oracle.prepare`: a check that costs no test and that every interesting
+    candidate passes (the exec oracle's compile, and the key of candidates alike by byte code, which share a
+    verdict); a candidate it rejects is UNRESOLVED untested."""
     starts: bool = True
     """Whether :meth:`Oracle.start` returns before the verdict, so that ``-j`` runs tests at once."""
     target: str = ""
@@ -239,10 +254,21 @@ class Oracle(Protocol[C]):
 
     def judge(self, candidate: C) -> Verdict: ...
 
-    def start(self, candidate: C) -> Pending: ...
+    def start(self, candidate: C) -> Pending:
+        """Start the test of ``candidate`` (a text may come :class:`Prepared` by this oracle) and return at once."""
+        ...
 
     def close(self) -> None:
         """Release what the oracle holds (a waiting child, a worker); a no-op where there is nothing."""
+        ...
+
+
+class Preparing(Protocol):
+    """What an oracle whose :attr:`Traits.prepares` is true also offers (a text's oracle)."""
+
+    def prepare(self, text: str, whole: bool, alike: bool) -> Prepared | None:
+        """``text`` made ready for its test, or None when it cannot be interesting (it does not compile): compiled
+        whole if ``whole`` (the search wants only candidates that compile), keyed if ``alike``."""
         ...
 
 
@@ -274,6 +300,11 @@ class Wrapper(ABC, Generic[W]):
 
     def judge(self, candidate: W) -> Verdict:
         return self.start(candidate).wait()
+
+    def prepare(self, text: str, whole: bool, alike: bool) -> Prepared | None:
+        """The inner oracle's (see :class:`Preparing`): its tests go through this wrapper as they are."""
+        prepare: Callable[[str, bool, bool], Prepared | None] = getattr(self.inner, "prepare")  # its traits say it has one
+        return prepare(text, whole, alike)
 
     @abstractmethod
     def start(self, candidate: W) -> Pending: ...

@@ -30,7 +30,8 @@ import warnings
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from astreduce.oracles import APPENDED, Run, Target, Traits, Verdict, raised_in
+from astreduce.oracles import APPENDED, Prepared, Run, Target, Traits, Verdict, raised_in
+from astreduce.oracles.alike import CodeKey
 from astreduce.oracles._worker_main import (
     syntax_message,
 )
@@ -79,11 +80,11 @@ class ExecOracle:
     _spare: Spare | None = field(default=None, init=False, repr=False, compare=False)
     _appended: tuple[str, types.CodeType | None] | None = field(default=None, init=False, repr=False, compare=False)
     """The append's text and its code compiled alone (None: it compiles only glued to a candidate)."""
-    _compiled: dict[str, types.CodeType] = field(default_factory=dict, init=False, repr=False, compare=False)
-    """Candidates that :meth:`compiles` compiled, for their test to use."""
     _statements: ModuleCode | None = field(default=None, init=False, repr=False, compare=False)
     """The code of the candidates' top-level statements, each compiled once (for the tests of candidates
-    nobody compiled whole)."""
+    nobody compiled whole, and for their :class:`~astreduce.oracles.alike.CodeKey`)."""
+    _key: CodeKey | None = field(default=None, init=False, repr=False, compare=False)
+    """The key of candidates alike by byte code, read from the statements' code the tests run."""
     _calibrated_cpu: float | None = field(default=None, init=False, repr=False, compare=False)
     _raised_at: tuple[str, int] | None = field(default=None, init=False, repr=False, compare=False)
     """Where the original failed (:attr:`Traits.raised_at`)."""
@@ -120,8 +121,7 @@ class ExecOracle:
         return Traits(
             python=self.python_path, target=target.describe() if target is not None else "",
             tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
-            compiles=self.compiles if alone else None, statements=self.statement if alone else None,
-            raised_at=self._raised_at,
+            prepares=alone, raised_at=self._raised_at,
         )
 
     def _compiles_alone(self, target: Target | None) -> bool:
@@ -194,33 +194,41 @@ class ExecOracle:
         """The name candidates are compiled under: the file's own name, whatever test folder it runs in."""
         return os.path.basename(self.filename)
 
-    def compiles(self, text: str) -> types.CodeType | None:
-        """``text`` compiled (None if it does not compile): the first step of its test, done here and kept for it.
-
-        A search that only wants candidates that parse (the token pass), or
-        that keys them by byte code, asks this instead of compiling them
-        itself: a candidate is then compiled once, not again by its test.
-        """
-        kept = self._compiled.get(text)
-        if kept is not None:  # the parse check and the alike key ask about the same candidate
-            return kept
-        code = _compile(text, self.code_name)
-        if isinstance(code, Run):
-            return None
-        if len(self._compiled) >= _COMPILED_KEPT:
-            del self._compiled[next(iter(self._compiled))]
-        self._compiled[text] = code
-        return code
-
-    def statement(self, piece: str, first: bool) -> types.CodeType | None | bool:
-        """A top-level statement's code as this oracle's tests run it, compiled once and kept for them
-        (see :meth:`ModuleCode.statement <astreduce.oracles.pieces.ModuleCode.statement>`)."""
-        return self._module_code().statement(piece, first)
+    def prepare(self, text: str, whole: bool, alike: bool) -> Prepared | None:
+        """``text`` made ready for its test (see :class:`~astreduce.oracles.Preparing`): compiled whole for a
+        search that only wants candidates that compile (the token pass), and keyed by its byte code for one
+        that shares verdicts between candidates alike; None when it does not compile. The compiles are the
+        first step of its test, done here once: the test runs this code, or the statements' code the key
+        compiled (kept by :class:`~astreduce.oracles.pieces.ModuleCode`)."""
+        started = time.monotonic()
+        code: types.CodeType | None = None
+        if whole:
+            compiled = _compile(text, self.code_name)
+            if isinstance(compiled, Run):
+                return None
+            code = compiled
+        seconds = time.monotonic() - started
+        key: bytes | None = None
+        if alike:
+            keyer = self._alike_key()
+            spent = keyer.compile_seconds
+            key = keyer(text)
+            seconds += keyer.compile_seconds - spent  # the statements' compile, for the test; the rest is the key's
+            if key is None:
+                return None
+        return Prepared(text, code, key, seconds)
 
     def _module_code(self) -> ModuleCode:
         if self._statements is None or self._statements.filename != self.code_name:
             self._statements = ModuleCode(self.code_name)
+            self._key = None
         return self._statements
+
+    def _alike_key(self) -> CodeKey:
+        statements = self._module_code()
+        if self._key is None:
+            self._key = CodeKey(statements=statements.statement)
+        return self._key
 
     def start(self, text: str, compile_here: bool = False) -> ExecPending:
         """Hand ``text`` to a child; the returned job reports how it ended.
@@ -236,10 +244,12 @@ class ExecOracle:
         a candidate that changed one function compiles that function. A text
         that cannot be cut for sure is compiled whole by the child.
         """
+        prepared = text.code if isinstance(text, Prepared) else None
+        text = str(text)  # a plain str from here on: the child's payload is marshalled
         append_code = self._append_code()
         glued = self.append and append_code is None  # the append compiles only after a candidate
         source = text + ("\n" + self.append if self.append else "")
-        code: types.CodeType | tuple[types.CodeType, ...] | None = None if glued else self._compiled.pop(text, None)
+        code: types.CodeType | tuple[types.CodeType, ...] | None = None if glued else prepared
         if code is None and compile_here and len(source) < PRECOMPILE_LIMIT:
             compiled = _compile(source if glued else text, self.code_name)
             if isinstance(compiled, Run):
@@ -271,18 +281,14 @@ class ExecOracle:
         if self._spare is not None:
             self._spare.discard()
             self._spare = None
-        self._compiled.clear()
         self._statements = None
+        self._key = None
 
     def __del__(self) -> None:  # an oracle dropped without close() must not leave its spare waiting
         try:
             self.close()
         except Exception:  # at interpreter exit, half torn down
             pass
-
-
-#: How many candidates :meth:`ExecOracle.compiles` keeps compiled for their tests (one per running test is enough).
-_COMPILED_KEPT = 16
 
 
 class ExecPending:

@@ -103,7 +103,7 @@ class ModuleCode:
     def statement(self, piece: str, first: bool) -> types.CodeType | None | bool:
         """The code of one top-level statement (``first``: the text's first, which may be its docstring),
         as :meth:`codes` compiles it for a test and keeps it (its lines from 1): the alike key
-        (:class:`~astreduce.search.alike.CodeKey`) reads it, and the test that follows compiles nothing
+        (:class:`~astreduce.oracles.alike.CodeKey`) reads it, and the test that follows compiles nothing
         more. False when more lines may complete ``piece``; None when it must be compiled whole: an
         error, or a name declared ``global``."""
         unit = "pass\n" + piece if not first and _STRING_FIRST.match(piece) else piece

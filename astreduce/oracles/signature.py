@@ -103,7 +103,7 @@ class SignatureOracle:
     @property
     def traits(self) -> Traits:
         """The inner oracle's, less its compile check."""
-        return self.inner.traits.passed_on(compiles=None)
+        return self.inner.traits.passed_on(prepares=False)
 
     def classify(self, verdict: Verdict) -> Verdict:
         """The verdict under the signature: FAIL, PASS for a run that ended well, else UNRESOLVED."""

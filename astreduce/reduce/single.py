@@ -39,7 +39,6 @@ from astreduce.reduce.provenance import Provenance, annotated
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.cluster import Cluster, tests_by_worker
-from astreduce.search.alike import CodeKey
 from astreduce.search.session import (
     Budget, Interrupted, ProgressEvent, SearchFigures, Session, StopRequest, keeps_lines, protected_lines,
 )
@@ -406,10 +405,10 @@ def reduce_with(
     counted = tests_by_worker(calibrated)
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
-        compiles=traits.compiles, waited=calibrating, budget=budget, stop=stop,
+        prepare=getattr(judged, "prepare") if traits.prepares else None, waited=calibrating, budget=budget, stop=stop,
         protected=protected_lines(text, config.keep),
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
-        alike=alike_key(traits) if STRATEGIES[config.strategy].on_trees else None,
+        alike=traits.prepares and STRATEGIES[config.strategy].on_trees,
     )
     if on_improve is not None:
         on_improve(text)  # from now on the output exists and reproduces, whatever happens
@@ -500,19 +499,6 @@ def to_stderr(text: str) -> None:
 def budget_spent(budget: Budget | None, interrupted: bool, stop: StopRequest | None) -> bool:
     """Whether a search that ended early (``interrupted``) ended for its budget, not for a stop request."""
     return interrupted and budget is not None and budget.spent and not (stop is not None and stop.requested)
-
-
-def alike_key(traits: Traits) -> CodeKey | None:
-    """The key of candidates alike by byte code, for an oracle that compiles them here (else None).
-
-    It keys a candidate statement by statement, by the code the oracle's
-    test will run (:attr:`~astreduce.oracles.Traits.statements`): a
-    candidate that changes one function compiles that function, once, for its
-    key and its test.
-    """
-    if traits.compiles is None:
-        return None
-    return CodeKey(statements=traits.statements)
 
 
 def configure_tracing(transforms: Sequence[Transform], recorder: Recorder | None, *, enabled: bool) -> None:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, cast
 
 from astreduce.errors import UsageError
-from astreduce.oracles import Oracle, Verdict, Wrapper
+from astreduce.oracles import Oracle, Prepared, Verdict, Wrapper
 from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.oracles.recipe import Recipe, rebuild, recipe_of
 
@@ -266,7 +266,9 @@ class ClusterOracle(Wrapper[C]):
         return self.judge(candidate)
 
     def start(self, candidate: C) -> ClusterPending:
-        return ClusterPending(self, self.cluster.submit(run_test, self._shipped, candidate))
+        # a prepared text's code stays here: the worker's copy compiles its own
+        shipped = str(candidate) if isinstance(candidate, Prepared) else candidate
+        return ClusterPending(self, self.cluster.submit(run_test, self._shipped, shipped))
 
     def close(self) -> None:
         """Close the workers' copies (spare children, gated processes); the oracle stays usable."""

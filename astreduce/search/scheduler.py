@@ -27,7 +27,6 @@ an adapter first (see :mod:`astreduce.oracles.tree`).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import select
 import time
@@ -36,6 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from astreduce.keys import digest
 from astreduce.oracles import Finished, Pending, Verdict
 from astreduce.outcome import Outcome
 
@@ -101,8 +101,9 @@ class Ledger(Protocol):
         """The cached outcome of ``key``, from memory or the persistent store."""
         ...
 
-    def rejected(self, key: bytes, text: str) -> bool:
-        """Whether the outcome is UNRESOLVED without a test (it does not parse); recorded if so."""
+    def admit(self, key: bytes, text: str) -> str | None:
+        """``text`` as its test takes it (maybe :class:`~astreduce.oracles.Prepared`), or None when its outcome is
+        UNRESOLVED without a test (it does not parse); recorded if so."""
         ...
 
     def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
@@ -118,13 +119,6 @@ class Ledger(Protocol):
 IfFails = Callable[[int], Iterable[str]]
 #: The hint ``if_none()``: what the search tests next if no candidate FAILs (None: not known).
 IfNone = Callable[[], "str | None"]
-
-
-def digest(text: str) -> bytes:
-    """The key of a candidate text in caches and among running tests. SHA-1, for its speed (with the CPU's
-    SHA instructions it reads a 100 KB candidate in 62 µs, BLAKE2b in 128): the texts are astreduce's own
-    candidates, which nobody crafts to collide."""
-    return hashlib.sha1(text.encode("utf-8", "surrogateescape"), usedforsecurity=False).digest()
 
 
 class Scheduler:
@@ -186,12 +180,13 @@ class Scheduler:
         if ledger.stopping():
             raise Interrupted
         key = digest(text)
-        if ledger.rejected(key, text):
+        candidate = ledger.admit(key, text)
+        if candidate is None:
             return Outcome.UNRESOLVED
         if ledger.lookup(key) is not None:
             return ledger.hit(key)
         started = time.monotonic()
-        verdict = self.judge(text)
+        verdict = self.judge(candidate)
         return self._record(ledger, key, text, verdict.outcome, time.monotonic() - started)
 
     def _record(self, ledger: Ledger, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
@@ -321,7 +316,8 @@ class Scheduler:
         if inherited and (key in inherited or not self._known(ledger, key, text)):
             self._cancel_prefetched(inherited - {key})  # this call's first test is not theirs
             inherited = set()
-        if ledger.rejected(key, text):
+        candidate = ledger.admit(key, text)
+        if candidate is None:
             window.append(_Entry(key, text, outcome=Outcome.UNRESOLVED))
         elif key in self._prefetched:
             running[key] = self._prefetched.pop(key)
@@ -330,7 +326,7 @@ class Scheduler:
             window.append(_Entry(key, text))
         else:
             assert self.backend is not None
-            running[key] = self.backend.start(text)
+            running[key] = self.backend.start(candidate)
             window.append(_Entry(key, text, running[key], tested=True))
         return inherited
 
@@ -422,16 +418,17 @@ class Scheduler:
             key = digest(text)
             if key in self._prefetched or key in running:
                 return None
-            if self._known(ledger, key, text):
+            candidate = ledger.admit(key, text)
+            if candidate is None or ledger.lookup(key) is not None:
                 continue
             assert self.backend is not None
-            self._prefetched[key] = self.backend.start(text)
+            self._prefetched[key] = self.backend.start(candidate)
             return key
         return None
 
     def _known(self, ledger: Ledger, key: bytes, text: str) -> bool:
         """Whether the outcome of ``text`` is known without a test: cached, or it does not parse."""
-        return ledger.rejected(key, text) or ledger.lookup(key) is not None
+        return ledger.admit(key, text) is None or ledger.lookup(key) is not None
 
 
 #: Candidates started ahead (running or ended, not yet read) at most, per job.

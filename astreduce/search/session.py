@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 
 from astreduce.source.measure import Measure, Size
-from astreduce.oracles import Pending, Verdict
+from astreduce.oracles import Pending, Prepared, Verdict
 from astreduce.outcome import Outcome, first_fail
-from astreduce.search.alike import CodeKey
 from astreduce.search.cache import OutcomeStore
-from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler, digest
+from astreduce.keys import digest
+from astreduce.search.scheduler import IfFails, IfNone, Interrupted, Processes, Scheduler
 
 __all__ = ["Budget", "Interrupted", "PassStats", "ProgressEvent", "SearchFigures", "Session", "StopRequest"]
 
@@ -107,6 +107,9 @@ class ProgressEvent:
     def best(self) -> Size:
         return self.sizer()
 
+
+#: Candidates a session keeps prepared (one per test started ahead is enough).
+_PREPARED_KEPT = 16
 
 #: The comment that protects a line from every edit.
 KEEP_MARK = "astreduce: keep"
@@ -235,12 +238,16 @@ class Session:
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
     _parse_check: Callable[[str], object] | None = field(default=None, init=False, repr=False)
-    """Within :meth:`parsing_candidates_only`, the check a candidate must pass before it is tested."""
-    compiles: Callable[[str], types.CodeType | None] | None = None
-    """The exec oracle's compile, when it can check a candidate (see :meth:`parsing_candidates_only`)."""
-    alike: CodeKey | None = None
-    """A key under which candidates get the same outcome (a :class:`~astreduce.search.alike.CodeKey` for an
-    oracle that runs the program): a candidate alike one already tested is not tested again."""
+    """Within :meth:`parsing_candidates_only`, the check a candidate must pass before it is tested (None with
+    :attr:`prepare`: the oracle's own compile)."""
+    _checking: bool = field(default=False, init=False, repr=False)
+    """Within :meth:`parsing_candidates_only`."""
+    prepare: Callable[[str, bool, bool], Prepared | None] | None = None
+    """The oracle's :meth:`~astreduce.oracles.Preparing.prepare`, when it has one (its traits say so): its
+    compile is the check of :meth:`parsing_candidates_only`, and its key tells candidates alike."""
+    alike: bool = False
+    """Give a candidate alike one already tested (:attr:`prepare`'s key) that one's outcome, untested (the
+    syntax-tree strategies: layout is moot to a program run; not the literature's ddmin over units)."""
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -255,10 +262,12 @@ class Session:
         """:attr:`alike` keys of candidates asked about and not yet tested."""
         self._by_kind: dict[bytes, Outcome] = {}
         """Outcomes by :attr:`alike` key (the original's included)."""
-        if self.alike is not None:
-            kind = self.alike(self.text)
-            if kind is not None:
-                self._by_kind[kind] = Outcome.FAIL
+        self._prepared: dict[bytes, Prepared] = {}
+        """The last candidates prepared, by key: the scheduler asks about a candidate more than once."""
+        if self.alike and self.prepare is not None:
+            original = self.prepare(self.text, False, True)
+            if original is not None and original.alike is not None:
+                self._by_kind[original.alike] = Outcome.FAIL
         self.history.append((0, self.best_size.tokens))
         self._saved = self.text
         self._measured: tuple[str, Size] | None = None
@@ -305,12 +314,13 @@ class Session:
         not parsed here and compiled again, and the time counts as the
         oracle's; else this interpreter's parser.
         """
-        saved = self._parse_check
-        self._parse_check = check or self.compiles or _parses_here
+        saved = self._parse_check, self._checking
+        self._parse_check = check or (None if self.prepare is not None else _parses_here)
+        self._checking = True
         try:
             yield
         finally:
-            self._parse_check = saved
+            self._parse_check, self._checking = saved
 
     # --- the ledger: what the scheduler asks and tells (see scheduler.Ledger) ---
 
@@ -327,50 +337,52 @@ class Session:
                 self._cache[key] = cached
         return cached
 
-    def rejected(self, key: bytes, text: str) -> bool:
-        """Whether ``text`` is UNRESOLVED without a test: it does not parse (only
-        within :meth:`parsing_candidates_only`); cached and counted if so.
+    def admit(self, key: bytes, text: str) -> str | None:
+        """``text`` as its test takes it (:class:`~astreduce.oracles.Prepared` by the oracle), or None when it is
+        UNRESOLVED without a test: it deletes a protected line, or it does not parse (within
+        :meth:`parsing_candidates_only`) or compile; cached and counted if so.
 
         Asked first of every candidate the cache does not know, so it is also
         where a candidate :attr:`alike` one already tested gets that outcome
         (read as a cache hit).
         """
         if key in self._cache:
-            return False
+            return text
         if self.protected and not keeps_lines(text, self.protected):
             self._cache[key] = Outcome.UNRESOLVED  # it deletes or rewrites a protected line: never tested
             self.protected_rejections += 1
-            return True
-        if self._parse_check is not None and not self._parses(text, self._parse_check):
-            self._cache[key] = Outcome.UNRESOLVED
-            self.syntax_rejections += 1
-            return True
-        if self.alike is not None:
-            kind = self._kinds.get(key)
-            if kind is None:
-                spent = self.alike.compile_seconds
-                kind = self.alike(text)
-                self._oracle_seconds += self.alike.compile_seconds - spent  # the oracle's compile, for its test
-                if kind is None and self.compiles is not None:
-                    # it does not compile: under an exec oracle its test would end in a SyntaxError, not the target
-                    self._cache[key] = Outcome.UNRESOLVED
-                    self.syntax_rejections += 1
-                    return True
-            if kind is not None:
-                if kind in self._by_kind:
-                    self._cache[key] = self._by_kind[kind]
-                else:
-                    self._kinds[key] = kind
-        return False
+            return None
+        if self._parse_check is not None and not self._parse_check(text):
+            self._reject_syntax(key)
+            return None
+        whole = self._checking and self._parse_check is None
+        kind = self._kinds.get(key) if self.alike else None
+        keying = self.alike and kind is None
+        candidate = text
+        if self.prepare is not None and (whole or keying):
+            prepared = self._prepared.get(key)
+            if prepared is None or (whole and prepared.code is None) or (keying and prepared.alike is None):
+                prepared = self.prepare(text, whole, keying)
+                if prepared is None:  # it does not compile: its test would end in a SyntaxError, not the target
+                    self._reject_syntax(key)
+                    return None
+                self._oracle_seconds += prepared.seconds  # the oracle's compile, the first step of its test
+                if len(self._prepared) >= _PREPARED_KEPT:
+                    del self._prepared[next(iter(self._prepared))]
+                self._prepared[key] = prepared
+            candidate = prepared
+            if keying:
+                kind = prepared.alike
+        if kind is not None:
+            if kind in self._by_kind:
+                self._cache[key] = self._by_kind[kind]
+            else:
+                self._kinds[key] = kind
+        return candidate
 
-    def _parses(self, text: str, check: Callable[[str], object]) -> bool:
-        if check is self.compiles:  # the oracle's own work, counted as the oracle's time
-            started = time.monotonic()
-            try:
-                return check(text) is not None
-            finally:
-                self._oracle_seconds += time.monotonic() - started
-        return bool(check(text))
+    def _reject_syntax(self, key: bytes) -> None:
+        self._cache[key] = Outcome.UNRESOLVED
+        self.syntax_rejections += 1
 
     def hit(self, key: bytes) -> Outcome:
         """A cached outcome read in the search's order: one more cache hit."""

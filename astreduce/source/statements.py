@@ -3,7 +3,7 @@
 A module's code is the code of its top-level statements one after the
 other, and each statement compiles the same alone: so a candidate that
 changes one function need only compile that function's statement, for its
-key (:mod:`astreduce.search.alike`) and for its test
+key (:mod:`astreduce.oracles.alike`) and for its test
 (:mod:`astreduce.oracles.pieces`). A line is taken for a statement's start
 by its first character alone; one that is not a start (inside a docstring
 or brackets, after a decorator or a backslash) leaves a piece that does not

@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from astreduce.search.scheduler import digest
+from astreduce.keys import digest
 from astreduce.source.statements import Cut, Recut, class_parts, declares_global, incomplete, member_starts, recut
 from astreduce.source.statements import starts as statement_starts
 
