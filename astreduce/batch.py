@@ -116,7 +116,7 @@ class BatchReport:
     @property
     def verified(self) -> bool:
         """Whether every bucket was reduced, and every reduced file reproduces."""
-        return all(b.results and all(r.verified for r in b.results) for b in self.buckets)
+        return bool(self.buckets) and all(b.results and all(r.verified for r in b.results) for b in self.buckets)
 
     def to_json(self) -> dict[str, Any]:
         """The ``--report`` file: ``buckets`` (signature, files, reduced) and ``not_reproducing``."""

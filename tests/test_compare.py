@@ -448,16 +448,22 @@ def test_a_signal_keeps_the_rows_so_far_and_exits_130(tmp_path: Path, signum: in
     source = _slow_module()
     (tmp_path / "slow.py").write_text(source)
     script = tmp_path / "check.sh"
-    script.write_text(f'#!/bin/sh\nsleep 0.2\n"{sys.executable}" "$1" 2>&1 | grep -q "ValueError: My Test"\n')
+    marks = tmp_path / "marks"  # each test leaves a line here: the search is under way after the original's runs
+    marks.mkdir()
+    script.write_text(f'#!/bin/sh\necho x >> "{marks}/runs"\nsleep 0.2\n"{sys.executable}" "$1" 2>&1 | grep -q "ValueError: My Test"\n')
     script.chmod(0o755)
     process = subprocess.Popen(
         [sys.executable, "-m", "astreduce", "compare", "slow.py", "--test", str(script),
-         "--strategies", "chars,lines", "-j", "1", "--json", "out.json"],
+         "--strategies", "chars,lines", "-j", "1", "--json", "out.json", "--allow-write", str(marks)],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
-        time.sleep(5)  # past the original's runs: the search is under way
+        deadline = time.monotonic() + 120
+        runs = marks / "runs"
+        # three runs of the original, then a dozen of the search's, whatever the machine's load
+        while time.monotonic() < deadline and (not runs.exists() or len(runs.read_text().splitlines()) < 15):
+            time.sleep(0.1)
         process.send_signal(signum)
         _, stderr = process.communicate(timeout=60)
     finally:

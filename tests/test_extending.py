@@ -25,7 +25,11 @@ import ast
 
 import click
 
+import re
+
 from astreduce.errors import NotReproducibleError
+from astreduce.interpreters import resolve_python
+from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.options import OracleKind, Original
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.outcome import Outcome
@@ -60,6 +64,31 @@ class Needle:
     options = [click.option("--needle", metavar="NAME", help="Toy oracle: interesting iff the candidate binds NAME.")]
 
 
+def prints_command(options, python, filename, encode):
+    """The program, run: interesting when its standard output holds the text."""
+    return CommandOracle(
+        ["{python} {file}"], filename=filename, criteria=Criteria(stdout=re.escape(options.extra["prints"])),
+        python=python, encode=encode, limits=options.limits(),
+    )
+
+
+def calibrate_prints(options, original: Original):
+    oracle = options.command_oracle(resolve_python(options.python), filename=original.filename, encode=original.encode)
+    return oracle, oracle.calibrate(original.text, timeout=options.timeout)
+
+
+class Prints:
+    """A second toy kind, "the program prints X": one module and one option group, for files and trees."""
+
+    kind = OracleKind(
+        "prints", "--prints", lambda options: bool(options.extra.get("prints")), calibrate_prints,
+        lambda options: f"the toy oracle (prints {options.extra['prints']!r})", command=prints_command,
+        judgement=lambda options, target: f"prints {options.extra['prints']!r}",
+        empty_note=lambda options: "the text is printed without the program",
+    )
+    options = [click.option("--prints", metavar="TEXT", help="Toy oracle: interesting iff the program prints TEXT.")]
+
+
 class Fold(Transform):
     """Replace arithmetic by 42."""
 
@@ -76,6 +105,7 @@ SCHEDULE["fold"] = Row(phase="simplify")
 ENTRY_POINTS = """\
 [astreduce.oracles]
 needle = toyplugin:Needle
+prints = toyplugin:Prints
 
 [astreduce.transforms]
 fold = toyplugin:Fold
@@ -148,3 +178,51 @@ def test_a_broken_oracle_plugin_is_one_warning_line(tmp_path: Path, plugin_path:
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "needle" in line]
     assert warnings == ["astreduce: warning: oracle 'needle' (toyplugin:Needle) failed to load: no such thing"]
+
+
+def test_a_toy_kind_that_runs_a_command_reduces_files_and_trees(tmp_path: Path, plugin_path: Path) -> None:
+    """The oracle "the program prints X" is one OracleKind (its command oracle, description, note) and one
+    option group, in the plugin's module: it reduces a file, and a tree through its entry."""
+    (tmp_path / "prog.py").write_text("import os\nname = 'world'\nprint(len(os.sep))\nprint('hello', name)\n")
+    done = run(tmp_path, plugin_path, "reduce", "prog.py", "--prints", "hello world", "-o", "out.py", "--no-format")
+    assert done.returncode == 0, done.stderr
+    assert "the toy oracle (prints 'hello world')" in done.stderr
+    assert "os" not in (tmp_path / "out.py").read_text()
+    tree = tmp_path / "app"
+    tree.mkdir()
+    (tree / "main.py").write_text("import greet\nprint(greet.greeting('world'))\n")
+    (tree / "greet.py").write_text("import os\n\ndef greeting(name):\n    return 'hello ' + name\n\nPATH = os.sep\n")
+    (tree / "unused.py").write_text("VALUE = 1\n")
+    done = run(tmp_path, plugin_path, "reduce", "app", "--entry", "main.py", "--prints", "hello world", "-o", "app.out")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "app.out" / "unused.py").exists()
+
+
+def test_a_toy_strategy_is_one_record() -> None:
+    """A strategy is a record in STRATEGIES: its name, whether it works on trees, its runner; nothing else."""
+    from astreduce.reduce.single import reduce_source
+    from astreduce.search.strategies import STRATEGIES, Strategy, lines_of, unit_pass
+    from astreduce.search.greedy import apply_greedily
+
+    def first_lines(session, plan):  # delete lines greedily, from the first
+        unit_pass(session, "first lines", lines_of(session.best), apply_greedily)
+
+    STRATEGIES["first-lines"] = Strategy("first-lines", first_lines, False, "lines, greedily")
+    try:
+        result = reduce_source("a = 1\nb = 2\nraise ValueError('x')\n", strategy="first-lines", format=False)
+        assert result.text.strip() == "raise ValueError('x')" and result.strategy == "first-lines"
+    finally:
+        del STRATEGIES["first-lines"]
+
+
+def test_a_transform_without_a_schedule_row_is_a_load_error_naming_it(tmp_path: Path, plugin_path: Path) -> None:
+    toy = plugin_path / "toyplugin.py"
+    toy.write_text(toy.read_text().replace('SCHEDULE["fold"] = Row(phase="simplify")', ""))
+    (tmp_path / "prog.py").write_text("needle = (3 + 4) * 5\n")
+    done = run(tmp_path, plugin_path, "reduce", "prog.py", "--needle", "needle", "-o", "out.py")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "astreduce: transform 'fold' has no row in the schedule: add one "
+        "(astreduce.search.schedule.SCHEDULE['fold'] = Row(...))"
+    ]
+    assert not (tmp_path / "out.py").exists()  # before any test

@@ -21,7 +21,7 @@ from astreduce.cli.isolate import isolate_command
 from astreduce.cli.pytest import pytest_command
 from astreduce.cli.reduce import reduce_command
 from astreduce.cli.slice import slice_command
-from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_USAGE
+from astreduce.reduce.report import EXIT_USAGE, exit_status
 from astreduce.search.schedule import ordered, row
 from astreduce.transforms import load_transforms, registered_transforms
 
@@ -47,7 +47,7 @@ class _Group(click.Group):
         try:
             status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.Abort:  # click's form of KeyboardInterrupt, EOFError
-            fail("interrupted", EXIT_INTERRUPTED)
+            fail("interrupted", exit_status(KeyboardInterrupt()))
         except click.ClickException as error:
             fail(_usage_line(error), error.exit_code)
         except OSError as error:

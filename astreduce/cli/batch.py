@@ -14,7 +14,7 @@ from astreduce.cli.common import GroupedCommand, errors, fail, say, stop_on_sign
 from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
-from astreduce.reduce.report import EXIT_INTERRUPTED, EXIT_NOT_REPRODUCIBLE, is_stdout, write_json
+from astreduce.reduce.report import EXIT_INTERRUPTED, exit_status, is_stdout, write_json
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.session import ProgressEvent
 from astreduce.search.strategies import STRATEGIES
@@ -106,7 +106,7 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
     is kept, and the report written).
     """
     output, report_path, reduce_all, quiet, debug, dask_address = (
-        values.pop(name) for name in ("output", "report_path", "reduce_all", "quiet", "debug", "dask_address")
+        values[name] for name in ("output", "report_path", "reduce_all", "quiet", "debug", "dask_address")
     )
     with errors(debug):
         config = config_from(values)
@@ -125,11 +125,11 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         if not is_stdout(report_path):
             _print_summary(report)
         if report.interrupted:
-            fail(f"interrupted; every finished bucket is in {output}", EXIT_INTERRUPTED)
-        if not report.buckets:
-            fail(f"no input reproduces ({len(report.not_reproducing)} run); nothing reduced", EXIT_NOT_REPRODUCIBLE)
-        if not report.verified:
-            sys.exit(EXIT_NOT_REPRODUCIBLE)
+            say(f"interrupted; every finished bucket is in {output}")
+        elif not report.buckets:
+            say(f"no input reproduces ({len(report.not_reproducing)} run); nothing reduced")
+        if exit_status(report):
+            sys.exit(exit_status(report))
 
 
 def _run_batch(

@@ -1,7 +1,7 @@
 """What every command shares: one error wrapper, one Ctrl-C and SIGTERM handler, one progress display.
 
 Every error astreduce raises on purpose becomes one line on stderr and an
-exit status (:func:`astreduce.reduce.report.return_code`); a traceback only
+exit status (:func:`astreduce.reduce.report.exit_status`); a traceback only
 with ``--debug``. SIGINT and SIGTERM stop a search between two tests with the
 same grace for every command, so the best result so far is verified and kept.
 """
@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from astreduce.errors import AstReduceError, ReductionStopped
-from astreduce.reduce.report import EXIT_INTERRUPTED, return_code
+from astreduce.reduce.report import EXIT_INTERRUPTED, Concluded, exit_status
 from astreduce.search.session import StopRequest
 from astreduce.search.session import ProgressEvent
 
@@ -92,7 +92,7 @@ def errors(debug: bool) -> Iterator[None]:
     except AstReduceError as error:
         if debug:
             traceback.print_exc()
-        fail(str(error), return_code(error))
+        fail(str(error), exit_status(error))
 
 
 @contextmanager
@@ -215,11 +215,12 @@ def run_reduction(
         progress.stop()
 
 
-def exit_after(verified: bool, interrupted: bool, target: object) -> None:
-    """Exit 130 after an interruption (saying where the best result is), 1 when it did not verify."""
-    if interrupted:
-        state = "verified" if verified else "NOT verified"
+def exit_after(result: Concluded, target: object) -> None:
+    """Exit as :func:`~astreduce.reduce.report.exit_status` says, saying where the best result is after an
+    interruption."""
+    if result.interrupted:
+        state = "verified" if result.verified else "NOT verified"
         say(f"interrupted; best result so far ({state}) written to {target}")
-        sys.exit(EXIT_INTERRUPTED)
-    if not verified:
-        sys.exit(1)
+    status = exit_status(result)
+    if status:
+        sys.exit(status)

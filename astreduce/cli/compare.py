@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.source.measure import measure
 from astreduce.oracles.options import Original, build_oracle, describe_judgement
-from astreduce.reduce.report import EXIT_INTERRUPTED
+from astreduce.reduce.report import exit_status
 from astreduce.files import check_output_path, read_source
 from astreduce.search.session import StopRequest
 from astreduce.search.cluster import tests_by_worker
@@ -164,9 +165,19 @@ def compare_command(
                 subtitle=f"oracle: {described}",
                 log_x=log_x,
             )
-        if stopped is not None:
+        ended = Compared(interrupted=stopped is not None, verified=all(row.verified is not False for row in rows))
+        if ended.interrupted:
             say("interrupted; the table holds the strategies run so far")
-            sys.exit(EXIT_INTERRUPTED)
-        if any(row.verified is False for row in rows):
+        elif not ended.verified:
             say("a result did not reproduce when run again: the oracle may be flaky")
-            sys.exit(1)
+        if exit_status(ended):
+            sys.exit(exit_status(ended))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """How a comparison ended, as :func:`~astreduce.reduce.report.exit_status` reads it."""
+
+    interrupted: bool
+    verified: bool
+    """Every finished strategy's result reproduced when run again."""

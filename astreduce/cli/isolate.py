@@ -129,7 +129,7 @@ def isolate_command(
             click.echo(patch, nl=False)
         if not result.verified and not interrupted:
             say("the results did not verify on a second run (a flaky oracle?)")
-        exit_after(result.verified, interrupted, f"{written['passing']} and {written['failing']}")
+        exit_after(result, f"{written['passing']} and {written['failing']}")
 
 
 def _say_isolation(result: IsolationResult, written: Mapping[str, str]) -> None:

@@ -94,31 +94,31 @@ def oracle_options(command: F) -> F:
 
 
 def options_from(values: dict[str, Any]) -> OracleOptions:
-    """Take the oracle options out of a command's keyword arguments (they are removed)."""
-    differential = values.pop("differential") or None
-    anywhere = values.pop("anywhere", False)
-    if values.pop("same_frame", False) and anywhere:
+    """The oracle options of a command's keyword arguments, read by name, once (nothing is taken out of them)."""
+    differential = values["differential"] or None
+    anywhere = values.get("anywhere", False)
+    if values.get("same_frame", False) and anywhere:
         raise UsageError("--same-frame asks for the same place, the default, and --anywhere turns it off: give one or neither")
     return OracleOptions(
         anywhere=anywhere,
-        allow_syntax_errors=values.pop("allow_syntax_errors", False),
-        expect=values.pop("expect"),
-        match=values.pop("match"),
-        append=read_append(values.pop("append_path")),
-        timeout=values.pop("timeout"),
-        python=values.pop("python"),
-        run=values.pop("run_command"),
-        stdin=values.pop("use_stdin"),
-        signal=values.pop("signal_name"),
-        exit_code=values.pop("exit_code"),
-        stderr=values.pop("stderr_pattern"),
-        stdout=values.pop("stdout_pattern"),
-        hang=values.pop("hang"),
-        test=_here(values.pop("test_script")),
+        allow_syntax_errors=values.get("allow_syntax_errors", False),
+        expect=values["expect"],
+        match=values["match"],
+        append=read_append(values["append_path"]),
+        timeout=values["timeout"],
+        python=values["python"],
+        run=values["run_command"],
+        stdin=values["use_stdin"],
+        signal=values["signal_name"],
+        exit_code=values["exit_code"],
+        stderr=values["stderr_pattern"],
+        stdout=values["stdout_pattern"],
+        hang=values["hang"],
+        test=_here(values["test_script"]),
         differential=tuple(differential) if differential else None,
-        retries=values.pop("retries"),
-        verbose=values.pop("verbose", 0) or 0,
-        extra={name: values.pop(name) for name in _PLUGGED_NAMES if name in values},
+        retries=values["retries"],
+        verbose=values.get("verbose", 0) or 0,
+        extra={name: values[name] for name in _PLUGGED_NAMES if name in values},
         **confinement_from(values),
     )
 
@@ -131,17 +131,17 @@ def with_confinement_options(command: F) -> F:
 
 
 def confinement_from(values: dict[str, Any]) -> dict[str, Any]:
-    """Take the with_confinement_options options out of a command's keyword arguments, as :class:`OracleOptions` keywords
+    """The with_confinement_options options of a command's keyword arguments, as :class:`OracleOptions` keywords
     (paths made absolute here, before anything runs elsewhere); warn once when this system cannot confine."""
-    confined = values.pop("confine")
+    confined = values["confine"]
     if confined:
         warning = unconfined_warning(confine.abi())  # type: ignore[no-untyped-call]  # free of annotations
         if warning:
             click.echo(f"astreduce: warning: {warning}", err=True)
     return {
         "confine": confined,
-        "allow_write": tuple(os.path.abspath(p) for p in values.pop("allow_write")),
-        "allow_network": values.pop("allow_network"),
+        "allow_write": tuple(os.path.abspath(p) for p in values["allow_write"]),
+        "allow_network": values["allow_network"],
     }
 
 
@@ -199,11 +199,11 @@ def cluster_from(address: str | None, jobs: int) -> tuple[Cluster | None, int]:
 
 
 def transforms_from(values: dict[str, Any]) -> tuple[str, ...] | None:
-    """Take ``--transforms NAME,...`` (or ``-NAME,...``: all but those) and ``--keep-names`` out of a command's
+    """``--transforms NAME,...`` (or ``-NAME,...``: all but those) and ``--keep-names`` of a command's
     keyword arguments (``None``: every transform)."""
-    names = values.pop("transform_names")
+    names = values["transform_names"]
     chosen = tuple(n.strip() for n in names.split(",") if n.strip()) if names else None
-    if not values.pop("keep_names", False):
+    if not values.get("keep_names", False):
         return chosen
     if chosen is None or all(n.startswith("-") for n in chosen):
         return (*(chosen or ()), "-rename")
@@ -256,16 +256,16 @@ def transforms_option(command: F) -> F:
 def config_from(values: dict[str, Any], options: OracleOptions | None = None, **settings: Any) -> ReduceConfig:
     """The :class:`ReduceConfig` of a command that reduces (``reduce``, ``batch``, ``pytest``): its
     strategy, transforms, jobs and format options, the oracle options (``options``, else read from
-    what is left of ``values``), and the command's own ``settings`` (pop those from ``values`` in the call)."""
+    ``values``), and the command's own ``settings``: each read by name, once."""
     return ReduceConfig(
-        strategy=values.pop("strategy"),
+        strategy=values["strategy"],
         transforms=transforms_from(values),
-        jobs=values.pop("jobs"),
-        format=values.pop("format_result"),
-        max_tests=values.pop("max_tests", None),
-        max_seconds=values.pop("max_seconds", None),
-        keep=values.pop("keep", None),
-        annotate=values.pop("annotate", False),
+        jobs=values["jobs"],
+        format=values["format_result"],
+        max_tests=values.get("max_tests", None),
+        max_seconds=values.get("max_seconds", None),
+        keep=values.get("keep", None),
+        annotate=values.get("annotate", False),
         options=options if options is not None else options_from(values),
         **settings,
     )

@@ -69,15 +69,15 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
     interrupted.
     """
     report_path, quiet, debug, warm, dask_address, bug_path = (
-        values.pop(name) for name in ("report_path", "quiet", "debug", "warm", "dask_address", "bug_report_path")
+        values[name] for name in ("report_path", "quiet", "debug", "warm", "dask_address", "bug_report_path")
     )
     with errors(debug):
         options = OracleOptions(
-            timeout=values.pop("timeout"), retries=values.pop("retries"), match=values.pop("match"), anywhere=values.pop("anywhere"),
-            verbose=values.pop("verbose") or 0, **confinement_from(values),
+            timeout=values["timeout"], retries=values["retries"], match=values["match"], anywhere=values["anywhere"],
+            verbose=values["verbose"] or 0, **confinement_from(values),
         )
         options.check()
-        config = config_from(values, options, resume=values.pop("resume"), cache_dir=values.pop("cache_dir"))
+        config = config_from(values, options, resume=values["resume"], cache_dir=values["cache_dir"])
         root = root.resolve()
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
@@ -86,7 +86,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         for path, what in ((report_path, "report"), (bug_path, "bug report")):
             if path is not None and not is_stdout(path) and not path.resolve().parent.is_dir():
                 raise UsageError(f"{path}: the {what}'s folder {path.parent} does not exist")
-        project = read_project(root, nodeid, list(modules), values.pop("python"), outdir=output)
+        project = read_project(root, nodeid, list(modules), values["python"], outdir=output)
         cluster, jobs = cluster_from(dask_address, config.jobs)
         config = replace(config, cluster=cluster, jobs=jobs)
         if not quiet:
@@ -113,7 +113,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         if bug_path is not None and result.verified:
             _report_the_bug(bug_path, result, output, config.options, quiet)
         _print(result, output, quiet, show=not is_stdout(report_path))
-        exit_after(result.verified, interrupted, output)
+        exit_after(result, output)
 
 
 def _report_the_bug(path: Path, result: PytestResult, output: Path, options: OracleOptions, quiet: bool) -> None:

@@ -76,7 +76,7 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     the copy); --test SCRIPT gets the copy's folder as its argument.
     """
     output, in_place, report_path, quiet, debug, grammar_path, start_rule, dask_address, bug_path = (
-        values.pop(name)
+        values[name]
         for name in (
             "output", "in_place", "report_path", "quiet", "debug", "grammar_path", "start_rule", "dask_address", "bug_report_path",
         )
@@ -84,7 +84,7 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     append_path = values.get("append_path")
     with errors(debug):
         config = config_from(
-            values, resume=values.pop("resume"), cache_dir=values.pop("cache_dir"), exhaustive=values.pop("exhaustive")
+            values, resume=values["resume"], cache_dir=values["cache_dir"], exhaustive=values["exhaustive"]
         )
         if len(inputs) == 1 and not inputs[0].is_dir():
             if entry is not None:
@@ -200,7 +200,7 @@ def _reduce_file(
             appended=(Path(append_path).name, config.options.append) if append_path and config.options.append else None,
         )
     _print_result(result, file, target, quiet, show=not is_stdout(report_path))
-    exit_after(result.verified, interrupted, target)
+    exit_after(result, target)
 
 
 def _write_bug_report(
@@ -291,7 +291,7 @@ def _reduce_tree(
             names={p: f"{relative(target)}/{p}" for p in result.tree}, original=label, quiet=quiet,
         )
     _print_tree_result(result, label, target, quiet, show=not is_stdout(report_path))
-    exit_after(result.verified, interrupted, target)
+    exit_after(result, target)
 
 
 def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool, show: bool = True) -> None:

@@ -101,7 +101,7 @@ def slice_command(
             click.echo(render_listing(result), nl=False)
         if not result.verified and not interrupted:
             say("the slice did not reproduce on a second run (a flaky program?)")
-        exit_after(result.verified, interrupted, "the listing above")
+        exit_after(result, "the listing above")
 
 
 def _say_slice(result: SliceResult) -> None:

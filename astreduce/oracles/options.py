@@ -14,7 +14,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -88,6 +88,11 @@ class OracleOptions:
         return chosen[0].name if chosen else "exec"
 
     @property
+    def runs_commands(self) -> bool:
+        """Whether the oracle runs commands on a candidate (:meth:`command_oracle`), rather than the candidate itself."""
+        return ORACLE_KINDS[self.kind].command is not None
+
+    @property
     def runs_python(self) -> bool:
         """Whether the oracle runs the input as a Python program (the exec oracle), not as a command's input."""
         return ORACLE_KINDS[self.kind].runs_python
@@ -101,18 +106,17 @@ class OracleOptions:
 
     def check(self) -> None:
         """Raise UsageError for options that do not go together: where a job's settings are gathered
-        (:class:`~astreduce.reduce.single.ReduceConfig`) or an oracle is built from them."""
-        kind = self.kind
-        command_only = {
-            "--stdin": self.stdin, "--signal": self.signal, "--exit-code": self.exit_code is not None,
-            "--stderr": self.stderr, "--stdout": self.stdout, "--hang": self.hang is not None,
-        }
-        if kind != "run":
-            given = [name for name, value in command_only.items() if value]
+        (:class:`~astreduce.reduce.single.ReduceConfig`) or an oracle is built from them. Each kind's own
+        options (:attr:`OracleKind.owns`) go with that kind only, and each kind checks its own
+        (:attr:`OracleKind.check`)."""
+        chosen = ORACLE_KINDS[self.kind]
+        for kind in ORACLE_KINDS.values():
+            if kind is chosen:
+                continue
+            given = [flag for field_name, flag in kind.owns if _given(self, field_name)]
             if given:
-                raise UsageError(f"{', '.join(given)} only go with --run")
-        if kind != "exec" and (self.expect or self.append or self.match != "message"):
-            raise UsageError("--expect, --match and --append go with the exec oracle, not with --run, --test or --differential")
+                raise UsageError(f"{', '.join(given)} go with {kind.called}, not with {chosen.called}")
+        chosen.check(self)
         if self.match not in ("type", "message", "first-line") and not self.match.startswith("regex:"):
             raise UsageError(f"--match must be type, message, first-line or regex:PATTERN, not {self.match!r}")
         if self.match.startswith("regex:"):
@@ -132,10 +136,6 @@ class OracleOptions:
         for name, seconds in (("--timeout", self.timeout), ("--hang", self.hang)):
             if seconds is not None and not seconds > 0:  # also NaN
                 raise UsageError(f"{name} must be a positive number of seconds, not {seconds:g}")
-        if self.signal is not None and self.signal.upper() != "ANY":
-            known = {s.name for s in signal.Signals}
-            if self.signal.upper() not in known and "SIG" + self.signal.upper() not in known:
-                raise UsageError(f"--signal {self.signal}: no such signal (SEGV, ABRT, BUS, ILL, FPE, KILL, ... or any)")
 
     def check_tree(self, entry: str | None, wording: Wording) -> None:
         """:meth:`check`, and what a tree of files cannot take: ``--append``, ``--stdin``, ``--retries``; an ``--entry`` outside it."""
@@ -143,7 +143,10 @@ class OracleOptions:
         unsupported = [n for n, v in (("--append", self.append), ("--stdin", self.stdin), ("--retries", self.retries > 1)) if v]
         if unsupported:
             raise UsageError(f"{', '.join(unsupported)} cannot be used when {wording.trees}")
-        if self.kind == "exec" and entry is None:
+        kind = ORACLE_KINDS[self.kind]
+        if kind.command is None and not kind.runs_python:
+            raise UsageError(f"{kind.called} judges one text, not a tree: give it one file, or use --entry, --run or --test")
+        if kind.command is None and entry is None:  # the tree runs as a program: from which file?
             raise UsageError(wording.needs_entry)
         if entry is not None and (Path(entry).is_absolute() or ".." in Path(entry).parts):
             raise UsageError(f"--entry {entry}: must be a path inside {wording.tree}")
@@ -151,36 +154,22 @@ class OracleOptions:
 
     def empty_result_note(self) -> str:
         """The warning for a reduction that ends with nothing: the oracle may judge something other than the program."""
-        if self.kind == "test":
-            why = ("the test script says interesting for an empty file; check that it reads the candidate, "
-                   "its first argument or the file under the input's name")
-        elif self.kind in ("run", "differential"):
-            why = "the command reproduces without the program; check that it runs {file}"
-        elif self.append:
-            why = "the --append script raises the target on its own, so the input may not matter"
-        else:
-            why = "an empty program reproduces"
+        why = ORACLE_KINDS[self.kind].empty_note(self)
         return f"the result is empty, so the oracle may judge something other than the program: {why}"
 
     def command_oracle(
         self, python: str, *, filename: str = "candidate.py", encode: Callable[[str], bytes] | None = None
     ) -> CommandOracle:
-        """The command oracle (``--run``, ``--test`` or ``--differential``) these options describe, uncalibrated."""
-        if self.kind == "differential":
-            assert self.differential is not None
-            commands = list(self.differential)
-        else:
-            commands = [self.test or self.run or ""]
-        return CommandOracle(
-            commands=commands,
-            filename=filename,
-            criteria=Criteria(self.signal, self.exit_code, self.stderr, self.stdout, self.hang),
-            script=self.kind == "test",
-            stdin=self.stdin,
-            python=python,
-            encode=encode,
-            limits=self.limits(),
-        )
+        """The command oracle these options describe (their kind's :attr:`~OracleKind.command`), uncalibrated:
+        ``{python}`` stands for ``python``; the candidate is written under ``filename``, by ``encode``.
+
+        Raises:
+            UsageError: the kind runs the candidate as a program, with no command.
+        """
+        kind = ORACLE_KINDS[self.kind]
+        if kind.command is None:
+            raise UsageError(f"{kind.called} runs the candidate as a program: it has no command to run")
+        return kind.command(self, python, filename, encode)
 
 
 @dataclass(frozen=True)
@@ -287,33 +276,20 @@ class EchoingOracle(Wrapper[T]):
 
 
 def describe_judgement(oracle: Oracle[str], options: OracleOptions | None = None, append_name: str | None = None) -> str:
-    """What makes a candidate interesting, in a few words for titles (a comparison's table and plot).
+    """What makes a candidate interesting, in a few words for titles (a comparison's table and plot): the
+    kind's :attr:`~OracleKind.judgement`.
 
     ``options`` ``None``: an oracle handed to the API, described by its target or its identity.
     """
-    kind = options.kind if options is not None else "exec"
-    if kind == "exec":
+    if options is None:
         target = oracle.traits.target
-        text = f"raises {target}" if target else oracle.identity
-        if append_name:
-            text += f", with {append_name} appended"
-    else:
-        assert options is not None
-        if kind == "test":
-            text = f"script {Path(options.test or '').name} exits 0"
-        elif kind == "differential":
-            first, second = options.differential or ("", "")
-            text = f"`{first}` and `{second}` differ"
-        else:
-            criteria = [
-                f"killed by SIG{options.signal.upper().removeprefix('SIG')}" if options.signal else "",
-                f"exits {options.exit_code}" if options.exit_code is not None else "",
-                f"stderr matches /{options.stderr}/" if options.stderr else "",
-                f"stdout matches /{options.stdout}/" if options.stdout else "",
-                f"runs over {options.hang:g} s" if options.hang is not None else "",
-            ]
-            text = f"`{options.run}` " + (", ".join(c for c in criteria if c) or "fails as on the input")
-    if options is not None and options.python:
+        return f"raises {target}" if target else oracle.identity
+    kind = ORACLE_KINDS[options.kind]
+    target = oracle.traits.target or oracle.identity
+    text = kind.judgement(options, target) if kind.judgement is not None else kind.describe(options)
+    if append_name:
+        text += f", with {append_name} appended"
+    if options.python:
         text += f" (Python {options.python})"
     return text
 
@@ -429,10 +405,30 @@ class OracleKind:
     (raise :class:`NotReproducibleError` when the original is not interesting)."""
     describe: Callable[[OracleOptions], str]
     """The oracle in a few words, for the run's first line."""
+    judgement: Callable[[OracleOptions, str], str] | None = None
+    """What makes a candidate interesting, in a few words for titles, from the options and the calibrated
+    oracle's target (``raises AssertionError('My Test')``, ```black -` exits 123``); None: :attr:`describe`'s words."""
+    empty_note: Callable[[OracleOptions], str] = lambda options: "an empty program reproduces"
+    """Why an empty result is suspicious under this kind: what the user should check."""
+    named: str = ""
+    """How messages name it (``the exec oracle``); its flag when empty (see :attr:`called`)."""
+    owns: tuple[tuple[str, str], ...] = ()
+    """Its own options, as (:class:`OracleOptions` field, flag): refused with any other kind."""
+    check: Callable[[OracleOptions], None] = lambda options: None
+    """Its own checks of the options (raise :class:`UsageError`)."""
+    command: Callable[[OracleOptions, str, str, Callable[[str], bytes] | None], CommandOracle] | None = None
+    """Its command oracle, uncalibrated, from the options, what ``{python}`` stands for, the candidate's file
+    name and encoding: what its calibration, a tree's oracle and a bug report run; None for a kind that runs
+    the candidate as a program (a tree then needs ``--entry``)."""
     runs_python: bool = False
     """Whether it runs the input as a Python program (the grammar strategy then checks it parses)."""
     strict: bool = False
     """Whether being asked already says what an interesting run is, beyond "it fails"."""
+
+    @property
+    def called(self) -> str:
+        """How messages name it: :attr:`named`, else its flag."""
+        return self.named or self.flag
 
 
 def _calibrated_exec(options: OracleOptions, original: Original) -> tuple[Oracle[str], Verdict]:
@@ -496,22 +492,90 @@ def _describe_differential(options: OracleOptions) -> str:
     return f"`{first}` against `{second}`"
 
 
+def _given(options: OracleOptions, name: str) -> bool:
+    """Whether the option field ``name`` was given (differs from its default)."""
+    default = next(f for f in fields(OracleOptions) if f.name == name).default
+    return bool(getattr(options, name) != default)
+
+
+def _check_run(options: OracleOptions) -> None:
+    if options.signal is not None and options.signal.upper() != "ANY":
+        known = {s.name for s in signal.Signals}
+        if options.signal.upper() not in known and "SIG" + options.signal.upper() not in known:
+            raise UsageError(f"--signal {options.signal}: no such signal (SEGV, ABRT, BUS, ILL, FPE, KILL, ... or any)")
+
+
+def _run_judgement(options: OracleOptions, target: str) -> str:
+    criteria = [
+        f"killed by SIG{options.signal.upper().removeprefix('SIG')}" if options.signal else "",
+        f"exits {options.exit_code}" if options.exit_code is not None else "",
+        f"stderr matches /{options.stderr}/" if options.stderr else "",
+        f"stdout matches /{options.stdout}/" if options.stdout else "",
+        f"runs over {options.hang:g} s" if options.hang is not None else "",
+    ]
+    return f"`{options.run}` " + (", ".join(c for c in criteria if c) or "fails as on the input")
+
+
+def _differential_judgement(options: OracleOptions, target: str) -> str:
+    first, second = options.differential or ("", "")
+    return f"`{first}` and `{second}` differ"
+
+
+def _exec_empty_note(options: OracleOptions) -> str:
+    if options.append:
+        return "the --append script raises the target on its own, so the input may not matter"
+    return "an empty program reproduces"
+
+
+_COMMAND_EMPTY = "the command reproduces without the program; check that it runs {file}"
+
+
+def _commands(
+    commands: Callable[[OracleOptions], list[str]], script: bool = False,
+) -> Callable[[OracleOptions, str, str, Callable[[str], bytes] | None], CommandOracle]:
+    """A built-in kind's command oracle: its ``commands``, the ``--run`` criteria, ``--stdin``; ``script``: the
+    commands are interestingness scripts (the candidate's path their argument, exit 0 interesting)."""
+
+    def build(options: OracleOptions, python: str, filename: str, encode: Callable[[str], bytes] | None) -> CommandOracle:
+        return CommandOracle(
+            commands=commands(options), filename=filename,
+            criteria=Criteria(options.signal, options.exit_code, options.stderr, options.stdout, options.hang),
+            script=script, stdin=options.stdin, python=python, encode=encode, limits=options.limits(),
+        )
+
+    return build
+
 #: Every kind of oracle, by name: the exec oracle, ``--run``, ``--test``, ``--differential``, and those
-#: other packages register.
+#: other packages register. A kind's options, checks, description, commands and notes are its entry's.
 ORACLE_KINDS: dict[str, OracleKind] = {
     "exec": OracleKind(
-        "exec", "--expect", lambda options: False, _calibrated_exec, _describe_exec, runs_python=True
+        "exec", "--expect", lambda options: False, _calibrated_exec, _describe_exec,
+        judgement=lambda options, target: f"raises {target}", empty_note=_exec_empty_note, named="the exec oracle",
+        owns=(("expect", "--expect"), ("match", "--match"), ("append", "--append")), runs_python=True,
     ),
     "run": OracleKind(
-        "run", "--run", lambda options: bool(options.run), _calibrated_command, lambda options: f"`{options.run}`"
+        "run", "--run", lambda options: bool(options.run), _calibrated_command, lambda options: f"`{options.run}`",
+        judgement=_run_judgement, empty_note=lambda options: _COMMAND_EMPTY,
+        owns=(
+            ("stdin", "--stdin"), ("signal", "--signal"), ("exit_code", "--exit-code"), ("stderr", "--stderr"),
+            ("stdout", "--stdout"), ("hang", "--hang"),
+        ),
+        check=_check_run, command=_commands(lambda options: [options.run or ""]),
     ),
     "test": OracleKind(
         "test", "--test", lambda options: bool(options.test), _calibrated_command,
-        lambda options: f"the test script {Path(options.test or '').name}", strict=True,
+        lambda options: f"the test script {Path(options.test or '').name}",
+        judgement=lambda options, target: f"script {Path(options.test or '').name} exits 0",
+        empty_note=lambda options: (
+            "the test script says interesting for an empty file; check that it reads the candidate, "
+            "its first argument or the file under the input's name"
+        ),
+        command=_commands(lambda options: [options.test or ""], script=True), strict=True,
     ),
     "differential": OracleKind(
         "differential", "--differential", lambda options: bool(options.differential), _calibrated_command,
-        _describe_differential, strict=True,
+        _describe_differential, judgement=_differential_judgement, empty_note=lambda options: _COMMAND_EMPTY,
+        command=_commands(lambda options: list(options.differential or ())), strict=True,
     ),
 }
 

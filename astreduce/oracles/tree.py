@@ -196,7 +196,7 @@ class DirectoryOracle:
         self.python = resolve_python(options.python)
         self.limits = replace(self.limits, confine=options.confine, writable=tuple(options.allow_write), network=options.allow_network)
         # a calibrated oracle rebuilt from its recipe on a cluster's worker keeps its target and command
-        if options.kind == "exec":
+        if not options.runs_commands:  # the entry runs as a program, its exception matched
             require_worker_python(self.python, options.python)
             if options.expect and self.target is None:
                 self.target = Target.parse(options.expect, options.match)

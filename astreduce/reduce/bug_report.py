@@ -265,15 +265,16 @@ def for_file(
     where = str(Path(shown_out).parent) if Path(shown_out).parent != Path(".") else ""
     base = output.name
     py = python_name(python)
-    if options.kind == "test":
-        script = options.test or ""
+    judged = options.command_oracle(python) if options.runs_commands else None
+    commands = judged.commands if judged is not None else None
+    if judged is not None and judged.script:
+        script = judged.commands[0]
         return Reproduction(
             f"mkdir -p repro && cp {shlex.quote(shown_out)} repro/{shlex.quote(input_name)} && "
             f"(cd repro && {shlex.quote(script)} {shlex.quote(input_name)})",
             (*script_argv(script), input_name), {input_name: text},
         )
-    if options.kind in ("run", "differential"):
-        commands = list(options.differential or ()) if options.kind == "differential" else [options.run or ""]
+    if commands is not None:
         values = {"file": base, "python": python, "dir": "."}
         shown_values = {"file": shown_out, "python": py, "dir": where or "."}
         stdin = " < " + shlex.quote(shown_out) if options.stdin else ""
@@ -297,11 +298,12 @@ def for_tree(options: OracleOptions, outdir: Path, files: Mapping[str, str], *, 
     """How to show a reduced tree's failure: its entry run from the folder, or the command or script that judged it."""
     shown_dir = relative(outdir)
     py = python_name(python)
-    if options.kind == "test":
-        script = options.test or ""
+    judged = options.command_oracle(python) if options.runs_commands else None
+    commands = judged.commands if judged is not None else None
+    if judged is not None and judged.script:
+        script = judged.commands[0]
         return Reproduction(f"{shlex.quote(script)} {shlex.quote(shown_dir)}", (*script_argv(script), "."), files, where=shown_dir)
-    if options.kind in ("run", "differential"):
-        commands = list(options.differential or ()) if options.kind == "differential" else [options.run or ""]
+    if commands is not None:
         file = entry or "."
         shown = " ; echo --- ; ".join(
             substitute(c, file=f"{shown_dir}/{entry}" if entry else shown_dir, python=py, dir=shown_dir) for c in commands

@@ -8,9 +8,9 @@ import shlex
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from astreduce.errors import AstReduceError, NotReproducibleError, ReductionStopped, UsageError
+from astreduce.errors import NotReproducibleError, ReductionStopped
 from astreduce.files import write_atomically
 from astreduce.source.measure import Size
 from astreduce.oracles import confine
@@ -26,17 +26,34 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def return_code(error: BaseException | None) -> int:
-    """The exit status for how a run ended (black's ``Report.return_code``)."""
-    if error is None:
+class Concluded(Protocol):
+    """What every command's result says of how it ended (a reduction, a tree's, a batch, a comparison...)."""
+
+    @property
+    def interrupted(self) -> bool: ...
+
+    @property
+    def verified(self) -> bool:
+        """Whether what it wrote was run again and reproduced (every bucket, every row...)."""
+        ...
+
+
+def exit_status(ended: Concluded | BaseException | None) -> int:
+    """The exit status of a command, for every command, in this one place (black's ``Report.return_code``):
+    0 reduced and verified; 1 not reproducible, flaky, or a result that did not verify; 2 bad usage or an
+    oracle that cannot work; 130 interrupted. ``ended`` is the command's result, or the error it ended with
+    (None: nothing to say, 0)."""
+    if ended is None:
         return EXIT_OK
-    if isinstance(error, (ReductionStopped, KeyboardInterrupt)):
+    if isinstance(ended, BaseException):
+        if isinstance(ended, (ReductionStopped, KeyboardInterrupt)):
+            return EXIT_INTERRUPTED
+        if isinstance(ended, NotReproducibleError):
+            return EXIT_NOT_REPRODUCIBLE
+        return EXIT_USAGE  # UsageError, and every other error astreduce raises on purpose
+    if ended.interrupted:
         return EXIT_INTERRUPTED
-    if isinstance(error, NotReproducibleError):
-        return EXIT_NOT_REPRODUCIBLE
-    if isinstance(error, (UsageError, AstReduceError)):
-        return EXIT_USAGE
-    return EXIT_USAGE
+    return EXIT_OK if ended.verified else EXIT_NOT_REPRODUCIBLE
 
 
 def _size(path: str | None, size: Size, nodes: int | None) -> dict[str, Any]:
@@ -132,6 +149,6 @@ def write_json(path: str | Path, data: Mapping[str, Any], options: OracleOptions
 
 
 __all__ = [
-    "EXIT_INTERRUPTED", "EXIT_NOT_REPRODUCIBLE", "EXIT_OK", "EXIT_USAGE", "confinement", "report_dict", "return_code",
+    "EXIT_INTERRUPTED", "EXIT_NOT_REPRODUCIBLE", "EXIT_OK", "EXIT_USAGE", "Concluded", "confinement", "exit_status", "report_dict",
     "is_stdout", "write_json", "write_report",
 ]

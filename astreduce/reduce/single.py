@@ -42,6 +42,7 @@ from astreduce.search.cluster import Cluster, tests_by_worker
 from astreduce.search.session import (
     Budget, Interrupted, ProgressEvent, SearchFigures, Session, StopRequest, keeps_lines, protected_lines,
 )
+from astreduce.search.schedule import ordered
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.origins import Lineage, Origin
@@ -172,10 +173,11 @@ class Planning:
     def of(cls, config: ReduceConfig) -> Planning:
         """Raises:
             UsageError: an unknown transform, an unknown interpreter.
+            TransformLoadError: a transform fails to load, or has no row in the schedule.
         """
         # the extras (text passes, value tracing, ...) go with every transform, or every one but a few
         leaving_out = config.transforms is not None and all(n.startswith("-") for n in config.transforms)
-        transforms = tuple(load_transforms(config.transforms))
+        transforms = tuple(ordered(load_transforms(config.transforms)))  # each one's row, before any test
         python_path = syntax_interpreter(config.options.python)
         parser = ForeignParser(python_path) if python_path is not None else None
         return cls(transforms, parser, config.transforms is None or leaving_out)

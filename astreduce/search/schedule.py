@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from astreduce.errors import TransformLoadError
+
 
 @dataclass(frozen=True)
 class Phase:
@@ -123,13 +125,23 @@ SCHEDULE: dict[str, Row] = {
     "rename": Row("rename"),
 }
 
-#: The row of a transform the table does not name (one of another package).
+#: The row another package's transform may add for itself when nothing more is needed: its opportunities
+#: ranked, in the expressions phase.
 DEFAULT_ROW = Row()
 
 
 def row(name: str) -> Row:
-    """The schedule's row for the transform ``name``."""
-    return SCHEDULE.get(name, DEFAULT_ROW)
+    """The schedule's row for the transform ``name``.
+
+    Raises:
+        TransformLoadError: the schedule has no row for it (a transform must say when it runs).
+    """
+    found = SCHEDULE.get(name)
+    if found is None:
+        raise TransformLoadError(
+            f"transform {name!r} has no row in the schedule: add one (astreduce.search.schedule.SCHEDULE[{name!r}] = Row(...))"
+        )
+    return found
 
 
 class Named(Protocol):

@@ -28,8 +28,7 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.interpreters import resolve_python, version_of
 from astreduce.oracles import Target
 from astreduce.oracles.options import OracleOptions
-from astreduce.search.session import StopRequest
-from astreduce.search.session import Interrupted, Session
+from astreduce.search.session import Interrupted, Session, StopRequest
 from astreduce.slicing.runs import ChildRun, Criterion, Event, Launcher, SliceOracle, encode, record
 
 #: The oldest interpreter the tracing child runs under (``ast`` end positions).

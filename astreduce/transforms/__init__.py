@@ -11,18 +11,21 @@ edits of several nodes at once; those that read names and scopes are
 :class:`ScopeTransform` s, which share one analysis of the tree; others are
 :class:`TextTransform` s that edit token spans directly.
 
-Every transform, built in or from another package, registers under the
-entry-point group ``astreduce.transforms`` (see ``pyproject.toml``) and is
-loaded by :func:`load_transforms`.
+The built-in transforms are listed in :data:`BUILT_IN` and found in the
+package itself, installed or not; another package's register under the
+entry-point group ``astreduce.transforms`` (see ``docs/ARCHITECTURE.md``).
+:func:`load_transforms` loads both.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.metadata
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar, Generic, TypeAlias, TypeVar, cast
 
 from astreduce.errors import TransformLoadError, UsageError
@@ -31,6 +34,50 @@ from astreduce.source.scope import Analysis, analyse
 from astreduce.source.tree import Node, Tree, is_fstring_part
 
 ENTRY_POINT_GROUP = "astreduce.transforms"
+
+#: The transforms astreduce ships: name → ``module:Class``, found in the package itself (a new one works
+#: without reinstalling); another package's come through :data:`ENTRY_POINT_GROUP`.
+BUILT_IN: dict[str, str] = {
+    "delete": "astreduce.transforms.statements:Delete",
+    "drop-else": "astreduce.transforms.statements:DropElse",
+    "assign-to-pass": "astreduce.transforms.classic:AssignToPass",
+    "assign-to-value": "astreduce.transforms.classic:AssignToValue",
+    "compare-to-bool": "astreduce.transforms.classic:CompareToBool",
+    "boolop-to-operand": "astreduce.transforms.classic:BoolOpToOperand",
+    "if-to-body": "astreduce.transforms.classic:IfToBody",
+    "hoist-block": "astreduce.transforms.hoisting:HoistBlock",
+    "statement-to-expression": "astreduce.transforms.hoisting:StatementToExpression",
+    "hoist-expression": "astreduce.transforms.expressions:HoistExpression",
+    "fstring-to-string": "astreduce.transforms.expressions:FStringToString",
+    "filter-to-element": "astreduce.transforms.expressions:FilterToElement",
+    "to-constant": "astreduce.transforms.simplify:ExpressionToConstant",
+    "simplify-number": "astreduce.transforms.simplify:SimplifyNumber",
+    "shorten-string": "astreduce.transforms.simplify:ShortenString",
+    "drop-annotation": "astreduce.transforms.definitions:DropAnnotation",
+    "drop-default": "astreduce.transforms.definitions:DropDefault",
+    "drop-docstring": "astreduce.transforms.definitions:DropDocstring",
+    "drop-async": "astreduce.transforms.definitions:DropAsync",
+    "drop-bases": "astreduce.transforms.definitions:DropBases",
+    "rename": "astreduce.transforms.renaming:RenameIdentifiers",
+    "drop-parentheses": "astreduce.transforms.parentheses:DropParentheses",
+    "remove-parameter": "astreduce.transforms.parameters:RemoveParameter",
+    "delete-with-uses": "astreduce.transforms.uses:DeleteWithUses",
+    "inline-call": "astreduce.transforms.inlining:InlineCall",
+    "inline-variable": "astreduce.transforms.inlining:InlineVariable",
+    "import-to-stub": "astreduce.transforms.inlining:ImportToStub",
+    "merge-base": "astreduce.transforms.classes:MergeBase",
+    "class-to-functions": "astreduce.transforms.classes:ClassToFunctions",
+    "drop-uncalled-methods": "astreduce.transforms.classes:DropUncalledMethods",
+    "loop-to-body": "astreduce.transforms.control_flow:LoopToBody",
+    "try-to-body": "astreduce.transforms.control_flow:TryToBody",
+    "with-to-body": "astreduce.transforms.control_flow:WithToBody",
+    "return-value-drop": "astreduce.transforms.control_flow:ReturnValueDrop",
+    "function-to-body": "astreduce.transforms.control_flow:FunctionToBody",
+    "name-to-constant": "astreduce.transforms.constants:NameToConstant",
+    "value-from-trace": "astreduce.transforms.constants:ValueFromTrace",
+    "drop-tuple-pair": "astreduce.transforms.tuples:DropTuplePair",
+    "drop-returned-position": "astreduce.transforms.tuples:DropReturnedPosition",
+}
 
 @dataclass(frozen=True)
 class Opportunity:
@@ -213,22 +260,35 @@ def load_transforms(names: Iterable[str] | None = None) -> list[Transform]:
 
 
 def registered_transforms() -> dict[str, type[Transform]]:
-    """Name → class of every transform registered under :data:`ENTRY_POINT_GROUP`."""
-    found: dict[str, type[Transform]] = {}
+    """Name → class of every transform: the built-in ones (:data:`BUILT_IN`), then those other packages register
+    under :data:`ENTRY_POINT_GROUP`.
+
+    Raises:
+        TransformLoadError: one fails to import, is not a Transform, is named otherwise than its class, or
+            takes a built-in's name.
+    """
+    found = {name: _loaded(name, value, partial(_import, value)) for name, value in BUILT_IN.items()}
     for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            loaded = entry.load()
-        except Exception as error:  # a plugin may fail in any way: name it and stop
-            raise TransformLoadError(f"transform {entry.name!r} ({entry.value}) failed to load: {error}") from error
-        if not (isinstance(loaded, type) and issubclass(loaded, Transform)):
-            raise TransformLoadError(f"transform {entry.name!r} ({entry.value}) is not a Transform class")
-        if loaded.name != entry.name:
-            raise TransformLoadError(
-                f"transform entry point {entry.name!r} names a class whose name is {loaded.name!r}"
-            )
-        found[entry.name] = loaded
-    if not found:
-        raise TransformLoadError(
-            "no transforms are registered: install astreduce (pip install .) so its entry points exist"
-        )
+        if entry.value in BUILT_IN.values():  # an older install of astreduce's own metadata
+            continue
+        if entry.name in found:
+            raise TransformLoadError(f"transform {entry.name!r} ({entry.value}) takes the name of a built-in transform")
+        found[entry.name] = _loaded(entry.name, entry.value, entry.load)
     return found
+
+
+def _import(value: str) -> object:
+    module, _, name = value.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _loaded(name: str, value: str, load: Callable[[], object]) -> type[Transform]:
+    try:
+        loaded = load()
+    except Exception as error:  # a plugin may fail in any way: name it and stop
+        raise TransformLoadError(f"transform {name!r} ({value}) failed to load: {error}") from error
+    if not (isinstance(loaded, type) and issubclass(loaded, Transform)):
+        raise TransformLoadError(f"transform {name!r} ({value}) is not a Transform class")
+    if loaded.name != name:
+        raise TransformLoadError(f"transform {name!r} ({value}) names a class whose name is {loaded.name!r}")
+    return loaded
