@@ -62,6 +62,8 @@ GRANULARITIES = ("lines", "statements", "functions")
 RUN_TIMEOUT = 3600  # seconds for one astreduce run
 WALL_CLOCK = frozenset({"seconds", "oracle_seconds"})
 TIMING_DEPENDENT = frozenset({"cache_hits", "syntax_rejections", "speculative"})
+#: What says which checkout ran, not what it did: informational, as the figures above.
+WHO_RAN = frozenset({"astreduce_python"})
 COMPARED = ("status", "reason", "exit", "command", "inputs", "tests", "outputs", "stdout", "report")
 DIFF_LINES = 40  # lines of a unified diff shown per differing output
 
@@ -236,8 +238,8 @@ def _scrub(value: Any, paths: list[tuple[str, str]]) -> Any:
         return value
     if isinstance(value, list):
         return [_scrub(item, paths) for item in value]
-    if isinstance(value, dict):
-        return {key: _scrub(item, paths) for key, item in value.items()}
+    if isinstance(value, dict):  # keys too: a report's origins are keyed by the output's path
+        return {_scrub(key, paths): _scrub(item, paths) for key, item in value.items()}
     return value
 
 
@@ -247,8 +249,8 @@ def _split(value: Any, where: str = "") -> tuple[Any, dict[str, Any]]:
         kept, aside = {}, {}
         for key, item in value.items():
             path = f"{where}.{key}" if where else key
-            if key in WALL_CLOCK or key in TIMING_DEPENDENT:
-                if key in TIMING_DEPENDENT or not where:  # each pass's seconds are left out
+            if key in WALL_CLOCK or key in TIMING_DEPENDENT or key in WHO_RAN:
+                if key in TIMING_DEPENDENT or key in WHO_RAN or not where:  # each pass's seconds are left out
                     aside[path] = item
             else:
                 kept[key], more = _split(item, path)
