@@ -1,6 +1,6 @@
 """Comparison experiments: one input, one oracle, every strategy, side by side.
 
-The third use of astreduce (SPEC.md): reduce the same input with the same
+The third use of astreduce (docs/compare.md): reduce the same input with the same
 oracle by lines, by characters, by tokens and by syntax tree, and set the
 number of tests, the time and the final size beside each other — as a table
 and as a plot of size over tests, the way the delta-debugging literature

@@ -2,7 +2,7 @@
 
 Every error astreduce raises on purpose derives from :class:`AstReduceError`,
 so a caller can catch them all in one place. ``cli.py`` maps each family to an
-exit status (see DESIGN.md): usage errors exit 2, inputs that do not reproduce
+exit status (see docs/results.md): usage errors exit 2, inputs that do not reproduce
 exit 1, an interrupted reduction exits 130.
 """
 

@@ -10,7 +10,7 @@ Run by hand from the repository root (both take minutes; standard library only):
 files, ``isolate`` and ``compare`` on corpora cases copied to a fresh folder,
 and sends SIGKILL after a random delay (uniform between 0 and the length of a
 whole run of that command, measured first). After each kill it checks what
-DESIGN.md promises: the inputs are byte for byte unchanged, and every output
+docs/results.md promises: the inputs are byte for byte unchanged, and every output
 that exists is complete: a reduced file or tree still reproduces when run by
 an independent check (not astreduce), the passing and failing versions of
 ``isolate`` pass and fail, a JSON report or table parses, a CSV has its
@@ -21,7 +21,7 @@ temporary beside the output; the next run of the same command must clear it
 ``malformed`` feeds every command options and inputs that cannot work (a
 missing file, a binary file, options that do not go together, bad numbers, a
 folder where a file is expected, an output over the input ...) and checks
-each answer: exit status 2 (1 where DESIGN.md says "does not reproduce"), one
+each answer: exit status 2 (1 where docs/results.md says "does not reproduce"), one
 line on standard error, no traceback, the input unchanged.
 
 The exit status is 1 if any check failed; the figures (runs, kills, outputs

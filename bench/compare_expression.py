@@ -1,4 +1,4 @@
-"""Grammar-based vs plain ddmin on a long random arithmetic expression (SPEC.md).
+"""Grammar-based vs plain ddmin on a long random arithmetic expression (the Fuzzing Book's figure, docs/literature.md).
 
 The literature's figure: reducing a long random arithmetic expression takes
 grammar-based reduction 10 tests to a 3-character result, and plain ddmin

@@ -14,7 +14,7 @@ traceback line is exactly ``EXC: MESSAGE`` (``EXC`` alone when the message is
 empty).  Anything else -- no exception, another exception, a syntax error, a
 crash, a timeout -- exits 1.  Bad usage exits 2.
 
-This is the peers' side of astreduce's exec oracle (DESIGN.md, "Exception
+This is the peers' side of astreduce's exec oracle (docs/oracles.md, "Exception
 matching"), written independently of astreduce so that the bench does not
 grade astreduce with its own code.  It matches like that oracle:
 

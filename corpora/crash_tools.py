@@ -104,7 +104,7 @@ CRASH_KEYS = frozenset(
 )
 KNOWN_KEYS = BASE_KEYS | CRASH_KEYS
 
-# DESIGN.md: tokens are the standard tokenize module's, less these kinds.
+# docs/results.md: tokens are the standard tokenize module's, less these kinds.
 _NOT_COUNTED = frozenset(
     {
         tokenize.ENCODING,
@@ -513,7 +513,7 @@ def resolve_args(case: CrashCase, env: ToolEnv) -> list[str]:
 
 
 def token_count(text: str) -> int:
-    """The number of Python tokens in ``text`` as DESIGN.md counts them."""
+    """The number of Python tokens in ``text`` as docs/results.md counts them."""
     tokens = tokenize.generate_tokens(io.StringIO(text).readline)
     return sum(1 for token in tokens if token.type not in _NOT_COUNTED)
 

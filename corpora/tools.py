@@ -43,7 +43,7 @@ CASES_ROOT = Path(__file__).resolve().parent
 
 KNOWN_KEYS = frozenset({"description", "input", "build", "args", "max_tokens", "slow"})
 
-# DESIGN.md: tokens are the standard tokenize module's, less these kinds.
+# docs/results.md: tokens are the standard tokenize module's, less these kinds.
 _NOT_COUNTED = frozenset(
     {
         tokenize.ENCODING,
@@ -245,7 +245,7 @@ def materialise(case: Case, outdir: Path | str) -> Path:
 
 
 def token_count(text: str) -> int:
-    """The number of Python tokens in ``text`` as DESIGN.md counts them."""
+    """The number of Python tokens in ``text`` as docs/results.md counts them."""
     tokens = tokenize.generate_tokens(io.StringIO(text).readline)
     return sum(1 for token in tokens if token.type not in _NOT_COUNTED)
 

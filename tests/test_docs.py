@@ -113,6 +113,19 @@ def test_no_reference_to_files_outside_the_repository(page: Path) -> None:
     assert not missing, f"{page.name} names paths that do not exist: {missing}"
 
 
+def test_no_source_cites_a_document_outside_the_repository() -> None:
+    """What a docstring leans on must be readable by whoever reads the code: docs/, not the team's notes."""
+    citing = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("astreduce", "bench", "corpora", "tests")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path.name != "test_docs.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if re.search(r"\b(DESIGN|SPEC|STYLE)\.md\b", line)
+    ]
+    assert not citing, f"these cite a document that is not in the repository: {citing}"
+
+
 # --- the README's shape ----------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "astreduce"
 
 #: Bottom first: each entry is a layer's parts (a subpackage or a top-level module).
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"outcome", "errors", "interpreters", "version"}),
+    frozenset({"outcome", "errors", "interpreters", "version", "keys"}),
     frozenset({"source", "dd", "files"}),
     frozenset({"transforms", "oracles"}),
     frozenset({"search", "grammar"}),
@@ -133,3 +133,61 @@ def test_helper_names_are_written_once() -> None:
     _, functions = top_level_names()
     twice = {name: sorted(modules) for name, modules in functions.items() if len(modules) > 1}
     assert not twice, f"give each its own name, or write it once and import it: {twice}"
+
+
+# --- values handed over in the open --------------------------------------------------
+
+
+#: Private writes the rule allows, and why: no object of astreduce's.
+THIRD_PARTY_WRITES = {
+    # pytest has no public way to skip the configure step a forked child must not run again
+    "config._do_configure",
+}
+
+
+def private_writes(path: Path) -> list[str]:
+    """Assignments to another object's private attribute (``other._name = ...``): a value planted for a later
+    reader instead of handed over in the open. ``self`` and ``cls`` write their own."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            for item in target.elts if isinstance(target, ast.Tuple) else [target]:
+                if (
+                    isinstance(item, ast.Attribute) and item.attr.startswith("_") and not item.attr.startswith("__")
+                    and not (isinstance(item.value, ast.Name) and item.value.id in ("self", "cls"))
+                    and ast.unparse(item) not in THIRD_PARTY_WRITES
+                ):
+                    found.append(f"{path.name}:{node.lineno}: {ast.unparse(item)}")
+    return found
+
+
+def test_no_object_writes_another_ones_private_attribute() -> None:
+    written = [line for path in sorted(PACKAGE.rglob("*.py")) for line in private_writes(path)]
+    assert not written, "hand the value over in the open (a constructor's argument, a method):\n" + "\n".join(written)
+
+
+def test_the_rule_sees_a_private_write(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f(oracle):\n    oracle._plan = 1\n    self._own = 2\n    a, oracle._x = 1, 2\n")
+    assert private_writes(module) == ["m.py:2: oracle._plan", "m.py:4: oracle._x"]
+
+
+def test_a_plan_is_frozen() -> None:
+    """A strategy's configuration is built once and never written: its run's state lives elsewhere."""
+    import dataclasses
+
+    from astreduce.search.strategies import Plan
+
+    assert Plan.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    plan = Plan.of([])
+    try:
+        plan.rounds = 1  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        return
+    raise AssertionError("a Plan could be written")

@@ -1,6 +1,6 @@
 """Data-driven transform tests, the registry, and "remove one" properties.
 
-Cases live in ``tests/data/transforms/<transform-name>/<case>.py`` (STYLE.md,
+Cases live in ``tests/data/transforms/<transform-name>/<case>.py`` (docs/ARCHITECTURE.md,
 "Testing a transform: data files")::
 
     # flags: --require "def f"

@@ -30,7 +30,7 @@ class _Group(click.Group):
     """A click group whose own usage errors are one line too, like astreduce's.
 
     click prints a usage error as three lines (usage, a hint, the error) and
-    turns Ctrl-C into "Aborted!" with status 1; DESIGN.md wants one line and
+    turns Ctrl-C into "Aborted!" with status 1; the contract is one line and
     status 2 for bad usage, 130 for an interruption.
     """
 

@@ -37,7 +37,6 @@ from astreduce.oracles.options import Original, build_oracle, describe_judgement
 from astreduce.reduce.report import exit_status
 from astreduce.files import check_output_path, read_source
 from astreduce.search.session import StopRequest
-from astreduce.search.cluster import tests_by_worker
 
 
 @click.command("compare", cls=GroupedCommand)
@@ -106,7 +105,8 @@ def compare_command(
         search_path = str(file.resolve().parent)
         cluster, jobs = cluster_from(dask_address, jobs)
         original = Original(source.text, file.name, search_path, source.encode)
-        oracle = cluster.build_oracle(options, original) if cluster is not None else build_oracle(options, original)
+        clustered = cluster.build_oracle(options, original) if cluster is not None else None
+        oracle = clustered if clustered is not None else build_oracle(options, original)
         described = describe_judgement(
             oracle, options, Path(append_path).name if append_path else None
         )
@@ -143,7 +143,7 @@ def compare_command(
             stopped, rows = error, error.rows
         finally:
             oracle.close()
-        workers = tests_by_worker(oracle)
+        workers = clustered.tests_by_worker if clustered is not None else {}
         if workers and not quiet:
             say(f"tests per worker: {', '.join(f'{name} {count}' for name, count in sorted(workers.items()))}")
         size = measure(source.text)

@@ -11,7 +11,7 @@ one line of JSON. The parent compares the exception with the target:
   an exit without a report — → UNRESOLVED.
 
 Forking costs about 2.5 ms where starting an interpreter costs 14 ms
-(DESIGN.md), and the child starts with the modules its fork server
+(measured on 2 cores), and the child starts with the modules its fork server
 imported, the original's own imports among them (:func:`preloadable`).
 Even that fork is off a test's path: each test's child is forked ahead, a
 *spare* waiting for its candidate while the test before it runs (see

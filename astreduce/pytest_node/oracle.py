@@ -132,6 +132,7 @@ class PytestOracle:
     def __init__(
         self, project: Project, *, timeout: float | None = None, jobs: int = 1, warm: bool = True,
         on_note: Callable[[str], None] | None = None, limits: Limits | None = None, match: str = "first-line",
+        warm_plan: tuple[frozenset[str], tuple[str, ...]] | None = None,
     ) -> None:
         self.project = project
         self.match = match
@@ -168,7 +169,7 @@ class PytestOracle:
         )
         self._said: set[str] = set()
         self.lock = threading.Lock()
-        self._warm_plan: tuple[frozenset[str], tuple[str, ...]] | None = None
+        self._warm_plan = warm_plan
         """For an oracle rebuilt elsewhere: the conftests to defer and the modules to import in its warm pytest."""
 
     @property
@@ -417,9 +418,8 @@ def _rebuilt(
     plan: tuple[frozenset[str], tuple[str, ...]] | None, limits: Limits, match: str, raised_at: tuple[str, int] | None,
 ) -> PytestOracle:
     """A calibrated :class:`PytestOracle` made again from what :meth:`PytestOracle.__reduce__` sends."""
-    oracle = PytestOracle(project, timeout=user_timeout, warm=plan is not None, limits=limits, match=match)
+    oracle = PytestOracle(project, timeout=user_timeout, warm=plan is not None, limits=limits, match=match, warm_plan=plan)
     oracle.timeout, oracle.warm_timeout, oracle.target, oracle.raised_at = timeout, warm_timeout, target, raised_at
-    oracle._warm_plan = plan
     return oracle
 
 

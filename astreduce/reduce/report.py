@@ -1,4 +1,4 @@
-"""The JSON report and the exit statuses (DESIGN.md's contracts), in one place."""
+"""The JSON report and the exit statuses (docs/results.md), in one place."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def passes_report(passes: Iterable[PassStats]) -> list[dict[str, Any]]:
 
 
 def report_dict(result: Result, input_path: str | None, output_path: str | None) -> dict[str, Any]:
-    """The report's fields: DESIGN.md lists the required ones."""
+    """The report's fields (docs/results.md lists them)."""
     return {
         "input": _size(input_path, result.input_size, result.input_ast_nodes),
         "output": _size(output_path, result.output_size, result.output_ast_nodes),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import gc
+from collections import Counter
 import re
 import sys
 import time
@@ -38,7 +39,7 @@ from astreduce.reduce.guards import guard
 from astreduce.reduce.provenance import Provenance, annotated
 from astreduce.outcome import Outcome
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.cluster import Cluster, tests_by_worker
+from astreduce.search.cluster import Cluster, ClusterOracle
 from astreduce.search.session import (
     Budget, Interrupted, ProgressEvent, SearchFigures, Session, StopRequest, keeps_lines, protected_lines,
 )
@@ -362,19 +363,22 @@ def reduce_with(
     calibrating = time.monotonic()
     judged: Oracle[str]
     cluster = config.cluster
+    clustered: ClusterOracle[str] | None = None
+    """The oracle whose tests run on the cluster: it counts them per worker."""
     if oracle is None and cluster is not None:
-        judged = cluster.build_oracle(config.options, config.original(text))
+        judged = clustered = cluster.build_oracle(config.options, config.original(text))
     elif oracle is None:
         judged = build_oracle(config.options, config.original(text), jobs=config.jobs)
     else:
-        judged = plugged(oracle) if cluster is None else cluster.adopt(plugged(oracle))
+        judged = plugged(oracle)
+        if cluster is not None:
+            judged = clustered = cluster.adopt(judged)
         first = judged.judge(text)
         if first.outcome is not Outcome.FAIL:
             raise NotReproducibleError(f"input does not reproduce: the oracle says {first.outcome} ({first.run.describe()})")
     calibrating = time.monotonic() - calibrating  # the original's runs: waiting for the oracle too
     name = config.filename
     lineage = Lineage({name: text})
-    calibrated = judged
     guarded = guard(
         judged, options=config.options, lineage=lineage, tree_of=lambda candidate: {name: candidate}, parses=planning.parses,
     )
@@ -404,7 +408,11 @@ def reduce_with(
         store = OutcomeStore(
             config.cache_dir or default_cache_dir(), f"{judged.identity}|{config.filename}|{config.search_path}"
         )
-    counted = tests_by_worker(calibrated)
+
+    def worker_counts() -> Counter[str]:
+        return Counter(clustered.tests_by_worker) if clustered is not None else Counter()
+
+    counted = worker_counts()
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         prepare=getattr(judged, "prepare") if traits.prepares else None, waited=calibrating, budget=budget, stop=stop,
@@ -433,7 +441,7 @@ def reduce_with(
         ending = Ending(
             strategy=strategy, started=started, interrupted=interrupted and not budget_ended, budget_ended=budget_ended,
             latest=saved[0] if interrupted and saved else None,
-            workers=dict(sorted((tests_by_worker(calibrated) - counted).items())),  # the search's tests, before the final check
+            workers=dict(sorted((worker_counts() - counted).items())),  # the search's tests, before the final check
             target=traits.target,
             empty_note=config.options.empty_result_note() if oracle is None
             else "the result is empty, so the oracle may judge something other than the program",

@@ -119,7 +119,7 @@ class TreeResult(SearchFigures):
         return figures
 
     def report(self, input_path: str | None, output_path: str | None) -> dict[str, Any]:
-        """The JSON report: DESIGN.md's fields for the whole tree, then per-file figures."""
+        """The JSON report: the fields of docs/results.md for the whole tree, then per-file figures."""
 
         def size(path: str | None, tree: Mapping[str, str], total: TreeSize) -> dict[str, Any]:
             nodes = [ast_nodes(t) for p, t in tree.items() if is_python(p, t)]

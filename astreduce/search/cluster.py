@@ -198,18 +198,25 @@ class Cluster:
             return oracle
         return ClusterOracle(self, recipe_of(oracle))
 
-    def _wake(self, _future: object) -> None:
+    def wake(self, _future: object) -> None:
+        """A test ended (a future's callback): make :attr:`ended_fd` readable."""
         try:
             os.write(self._wake_write, b".")
         except OSError:  # the pipe is full (someone will wake anyway) or closed
             pass
 
-    def _drain(self) -> None:
+    def drain(self) -> None:
+        """Empty :attr:`ended_fd` before looking at the tests (those that ended since will wake it again)."""
         try:
             while os.read(self._wake_read, 4096):
                 pass
         except OSError:
             pass
+
+    @property
+    def ended_fd(self) -> int:
+        """A descriptor that becomes readable once any of the cluster's tests has ended."""
+        return self._wake_read
 
     def close(self) -> None:
         """Disconnect (the workers keep running); the wake-up pipe goes last, after any callback."""
@@ -285,15 +292,15 @@ class ClusterPending:
     def __init__(self, oracle: ClusterOracle[Any], future: Any) -> None:
         self.oracle = oracle
         self.future = future
-        future.add_done_callback(oracle.cluster._wake)
+        future.add_done_callback(oracle.cluster.wake)
 
     def done(self) -> bool:
-        self.oracle.cluster._drain()
+        self.oracle.cluster.drain()
         return bool(self.future.done())
 
     def ready_fds(self) -> list[int]:
         """The cluster's wake-up pipe: readable once any of its tests has ended."""
-        return [] if self.future.done() else [self.oracle.cluster._wake_read]
+        return [] if self.future.done() else [self.oracle.cluster.ended_fd]
 
     def wait(self) -> Verdict:
         verdict, worker = _result(self.future)
@@ -323,11 +330,6 @@ def _error_line(error: BaseException) -> str:
     return text[0] if text else type(error).__name__
 
 
-def tests_by_worker(oracle: object) -> Counter[str]:
-    """The per-worker counts of a cluster oracle (a copy), or an empty counter for any other."""
-    return Counter(oracle.tests_by_worker) if isinstance(oracle, ClusterOracle) else Counter()
-
-
 __all__: Sequence[str] = [
-    "Cluster", "ClusterError", "ClusterOracle", "connect", "run_test", "tests_by_worker",
+    "Cluster", "ClusterError", "ClusterOracle", "connect", "run_test",
 ]

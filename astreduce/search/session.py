@@ -8,7 +8,7 @@ keyed by the candidate's text (a digest of it), so equal candidates reached
 by different passes are tested once. Whenever a candidate FAILs and is
 shorter than the last one saved, the session calls ``on_improve`` — the CLI
 writes it to disk at once, so an interruption or a crash leaves a
-reproducing result behind (DESIGN.md, "never lose work"). At the end of each
+reproducing result behind (never lose work: docs/results.md). At the end of each
 pass the strategy hands the pass's result to :meth:`Session.accept`, which
 measures it and makes it the current best when it is smaller.
 """

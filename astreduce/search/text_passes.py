@@ -102,7 +102,7 @@ class Layout:
 
     text: str
     tokens: tuple[Token, ...]
-    """Significant tokens (DESIGN.md's count) in order."""
+    """Significant tokens (the count of docs/results.md) in order."""
     breaks: tuple[Token, ...]
     """NL tokens: line breaks inside brackets and blank lines."""
     protected: tuple[tuple[int, int], ...]

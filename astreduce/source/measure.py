@@ -1,4 +1,4 @@
-"""Sizes of a text as DESIGN.md defines them: tokens, bytes, non-blank lines, AST nodes.
+"""Sizes of a text as docs/results.md defines them: tokens, bytes, non-blank lines, AST nodes.
 
 :class:`Size` is the one measure of a candidate; :func:`size_change` estimates,
 for the transforms, how a proposal changes it.
@@ -27,7 +27,7 @@ from astreduce.source.difference import common_length
 from astreduce.source.fstrings import token_count
 from astreduce.source.statements import class_parts, member_starts, starts
 
-#: Token kinds that DESIGN.md's count leaves out (the text passes skip them too).
+#: Token kinds the count leaves out (docs/results.md, "Sizes") (the text passes skip them too).
 NOT_COUNTED = frozenset(
     {
         tokenize.ENCODING,

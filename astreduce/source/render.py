@@ -10,7 +10,7 @@ node's own source.
 Rendering never regenerates code: nodes without edits below them keep their
 exact original text, so comments and formatting of everything that survives
 stay as they were, and a candidate costs time proportional to the edited
-part of the tree plus one string join (DESIGN.md, "measured costs").
+part of the tree plus one string join (copying or regenerating a whole tree per candidate would cost more than most tests).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A :class:`Tree` is plain data computed from the standard ``ast`` of one text:
 every node has an id (pre-order), a kind (the ``ast`` class name), a parent,
 the field it sits in, and a span of character offsets into the text. On top
 of the nodes the model records what the renderer needs to splice text
-without regenerating code (DESIGN.md: a candidate must cost microseconds,
+without regenerating code (a candidate must cost microseconds,
 not a deep copy or a code generation):
 
 * **sequences** — runs of sibling elements with the text between them:
