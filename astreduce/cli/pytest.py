@@ -12,7 +12,7 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import budget_option, cluster_from, config_from, confinement_from, dask_option, transforms_option, with_confinement_options
 from astreduce.errors import UsageError
-from astreduce.files import write_tree
+from astreduce.files import check_output_folder, check_outputs, write_tree
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
 from astreduce.reduce.report import is_stdout, write_json
@@ -72,6 +72,8 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             raise UsageError(f"{output}: the output's folder {output.parent} does not exist")
         if report_path is not None and not is_stdout(report_path) and not report_path.resolve().parent.is_dir():
             raise UsageError(f"{report_path}: the report's folder {report_path.parent} does not exist")
+        check_output_folder(output)
+        check_outputs([(report_path, "report")])
         project = read_project(root, nodeid, list(modules), values.pop("python"), outdir=output)
         cluster, jobs = cluster_from(dask_address, config.jobs)
         config = replace(config, cluster=cluster, jobs=jobs)
