@@ -1,0 +1,10 @@
+# folders nested deeper than Python's recursion limit: shutil.rmtree raised RecursionError (issue 43, problem 7)
+import os
+
+try:
+    for _ in range(3000):
+        os.mkdir("d")
+        os.chdir("d")
+except OSError:
+    pass
+raise AssertionError("hostile")
