@@ -583,14 +583,22 @@ def _open_folder(name, parent):
         os.close(handle)
 
 
+#: How deep :func:`remove_tree` goes down with a descriptor for each level before it moves the rest up.
+_DEPTH = 256
+#: Folders moved up so far (their new names are unique in this process).
+_MOVED = [0]
+
+
 def remove_tree(path):
     """Remove the folder ``path`` and all it holds, whatever a candidate left there: any depth, links
     (removed, never followed), folders without permissions. True once it is gone.
 
-    Never recursive, on Python's stack or in descriptors: the folder's entries are unlinked; a folder
-    among them is emptied by moving what it holds up into ``path`` (a rename within one folder tree),
-    then removed. Each entry moves at most once, and two descriptors are open at a time, so 30,000
-    nested folders go as a flat one does.
+    Never recursive, on Python's stack or in descriptors: it goes down a folder's subfolders with a
+    descriptor for each level (opened without following a link, made the owner's to list and change),
+    unlinking files on the way and removing each folder once it is empty; a folder found :data:`_DEPTH`
+    levels down is moved up into ``path`` (a rename within one folder tree) and removed from there
+    later. So 30,000 nested folders go as a flat one does, with at most :data:`_DEPTH` descriptors open
+    and one move every :data:`_DEPTH` levels.
     """
     try:
         info = os.lstat(path)
@@ -610,7 +618,6 @@ def remove_tree(path):
         return False
     if top is None:
         return False
-    moved = 0
     try:
         while True:
             names = os.listdir(top)
@@ -618,48 +625,7 @@ def remove_tree(path):
                 break
             progressed = False
             for name in names:
-                try:
-                    os.unlink(name, dir_fd=top)
-                    progressed = True
-                    continue
-                except FileNotFoundError:
-                    progressed = True
-                    continue
-                except OSError:  # a folder (EISDIR), or a file that will not go
-                    pass
-                try:
-                    os.rmdir(name, dir_fd=top)
-                    progressed = True
-                    continue
-                except OSError:
-                    pass
-                try:
-                    inner = _open_folder(name, top)
-                except OSError:
-                    continue
-                if inner is None:
-                    continue
-                try:
-                    for entry in os.listdir(inner):
-                        while True:
-                            moved += 1
-                            try:
-                                os.rename(entry, ".astreduce-removed-%d" % moved, src_dir_fd=inner, dst_dir_fd=top)
-                                progressed = True
-                                break
-                            except (IsADirectoryError, NotADirectoryError, FileExistsError):
-                                continue  # that name is taken by another kind of entry: the next one
-                            except OSError as error:
-                                if error.errno == 39:  # ENOTEMPTY: a folder of that name
-                                    continue
-                                break
-                finally:
-                    os.close(inner)
-                try:
-                    os.rmdir(name, dir_fd=top)
-                    progressed = True
-                except OSError:
-                    pass
+                progressed = _drain(top, name) or progressed
             if not progressed:
                 return False
     except OSError:
@@ -673,3 +639,66 @@ def remove_tree(path):
     except OSError:
         return False
     return True
+
+
+def _drain(top, name):
+    """Remove the entry ``name`` of the folder ``top`` (a descriptor), going down its folders (see
+    :func:`remove_tree`); whether anything changed."""
+    if _unlink(top, name):
+        return True
+    try:
+        first = _open_folder(name, top)
+    except OSError:
+        return False
+    if first is None:
+        return False
+    levels = [(first, name)]
+    changed = False
+    try:
+        while levels:
+            here = levels[-1][0]
+            below = None
+            for entry in os.listdir(here):
+                if _unlink(here, entry):
+                    changed = True
+                elif below is None:
+                    below = entry
+            if below is None:  # empty now: remove it from the level above
+                os.close(here)
+                _, gone = levels.pop()
+                try:
+                    os.rmdir(gone, dir_fd=levels[-1][0] if levels else top)
+                    changed = True
+                except OSError:
+                    return changed
+                continue
+            if len(levels) >= _DEPTH:  # deep enough: the rest goes up into the top folder, for later
+                _MOVED[0] += 1
+                try:
+                    os.rename(below, ".astreduce-removed-%d-%d" % (os.getpid(), _MOVED[0]), src_dir_fd=here, dst_dir_fd=top)
+                    changed = True
+                    continue
+                except OSError:
+                    return changed
+            try:
+                opened = _open_folder(below, here)
+            except OSError:
+                opened = None
+            if opened is None:  # a folder that cannot be opened (or a file that will not go): no way down
+                return changed
+            levels.append((opened, below))
+    finally:
+        for descriptor, _ in levels:
+            os.close(descriptor)
+    return changed
+
+
+def _unlink(folder, name):
+    """Unlink the entry ``name`` of ``folder`` (a descriptor) unless it is a folder: whether it is gone."""
+    try:
+        os.unlink(name, dir_fd=folder)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:  # a folder (EISDIR), or a file that will not go
+        return False
