@@ -704,17 +704,24 @@ def release_workdir(path: str, own_files: frozenset[str]) -> None:
 
 def remove_workdir(path: str) -> bool:
     """Remove a test's folder, whatever the candidate left in it (:func:`~astreduce.oracles.confine.remove_tree`:
-    any depth, links removed and never followed, parts made read-only). Never raises; a folder that will not
-    go is named in one line when this process exits. Whether it is gone."""
-    try:
-        gone: bool = confine.remove_tree(path)  # type: ignore[no-untyped-call]  # free of annotations
-    except Exception:  # never a traceback for a folder: it is named at exit instead
-        gone = False
-    if not gone and os.path.lexists(path):
-        _unremoved.setdefault(path, None)
-        return False
-    _unremoved.pop(path, None)
-    return True
+    any depth, links removed and never followed, parts made read-only). A killed candidate may add to it while
+    it dies: a folder that will not go is tried again a few times, and at exit. Never raises; one that will
+    not go even then is named in one line when this process exits. Whether it is gone."""
+    for delay in _REMOVAL_DELAYS:
+        try:
+            gone: bool = confine.remove_tree(path)  # type: ignore[no-untyped-call]  # free of annotations
+        except Exception:  # never a traceback for a folder: it is named at exit instead
+            gone = False
+        if gone or not os.path.lexists(path):
+            _unremoved.pop(path, None)
+            return True
+        time.sleep(delay)
+    _unremoved.setdefault(path, None)
+    return False
+
+
+#: Pauses between the tries of :func:`remove_workdir` (the last before it gives up).
+_REMOVAL_DELAYS = (0.001, 0.01, 0.05)
 
 
 #: Folders (and cgroups) that could not be removed, named when this process exits.
@@ -758,6 +765,8 @@ def _at_exit() -> None:
     not go is named in one line on standard error."""
     if os.getpid() != _OWNER:
         return
+    for path in list(_unremoved):  # their processes are dead by now
+        remove_workdir(path)
     _remove_cgroups()
     drop_idle_workdirs()
     _Claim.end()
