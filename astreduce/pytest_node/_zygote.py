@@ -108,11 +108,16 @@ def apply_files(write, delete):
 
 
 def folders_state():
-    """Every folder's modification time: a test that creates or deletes a file shows here."""
+    """Every folder's modification time: a test that creates or deletes a file shows here. Walked with a
+    list, not recursively: a test may leave folders nested deeper than Python's stack."""
     state = {}
-    for folder, _folders, _files in os.walk("."):
+    todo = ["."]
+    while todo:
+        folder = todo.pop()
         try:
             state[folder] = os.stat(folder).st_mtime_ns
+            with os.scandir(folder) as entries:
+                todo.extend(entry.path for entry in entries if entry.is_dir(follow_symlinks=False))
         except OSError:
             pass
     return state
