@@ -2,7 +2,7 @@
 import os
 
 try:
-    for _ in range(3000):
+    for _ in range(1100):
         os.mkdir("d")
         os.chdir("d")
 except OSError:
