@@ -29,7 +29,8 @@ privileges:
   outside the room that no namespace encloses), no socket of a family a
   network namespace does not enclose (vsock, Bluetooth, ...), no io_uring
   (it makes sockets past the filter); where no network namespace could be
-  made, no UDP, MPTCP or raw socket (TCP is Landlock's), and where no IPC
+  made, no UDP, MPTCP or raw socket (TCP is Landlock's, and where Landlock
+  cannot confine TCP either, no IP socket at all), and where no IPC
   namespace could be made, no System V IPC.
 * **No capabilities**: the process drops those its user namespace gave it,
   and no program it starts gets them back (``no_new_privs``).
@@ -37,9 +38,12 @@ privileges:
 A process that runs the user's code and forks the tests' children (a fork
 server's *room*, the warm pytest process) confines itself so, to a folder
 holding every test's folder, and keeps its namespace's capabilities (under
-Landlock they cannot change a mount); each child then enters an IPC
-namespace of its own, narrows its writes to its own folder with Landlock,
-and drops them (``confine(..., in_room=True)``).
+Landlock they cannot change a mount); each child then narrows its writes to
+its own folder with Landlock, and drops them (``confine(..., in_room=True)``).
+The children of a room share its network and IPC namespaces: nothing outside
+the room reaches them, and what a candidate leaves there (a System V segment)
+goes with the room, at the end of the run. (An IPC namespace a test would
+cost it 2 ms on Linux 6.18: each registers its own sysctls.)
 
 :func:`confine` returns what held. What stays open: reads (a candidate
 may read any file the user can). The module reaches the kernel through
@@ -381,10 +385,12 @@ class _Program(object):
 _NR, _ARCH, _ARG0, _ARG1, _ARG2 = 0, 4, 16, 24, 32
 
 
-def socket_filter_program(private_network, private_ipc, machine=None):
+def socket_filter_program(private_network, private_ipc, tcp_confined=True, machine=None):
     """The seccomp program of the socket filter (see the module docstring) for this machine's architecture,
     as bytes; None where it is not known. ``private_network``: the process has a network namespace of its
-    own (then IP sockets may be made: nothing they could reach is outside); ``private_ipc``: an IPC one."""
+    own (then IP sockets may be made: nothing they could reach is outside); ``private_ipc``: an IPC one;
+    ``tcp_confined``: Landlock confines TCP (ABI 4), so that without a network namespace a TCP socket may be
+    made (and not a UDP, MPTCP or raw one); without either, no IP socket may be made at all."""
     table = _ARCHITECTURES.get(machine or os.uname().machine)
     if table is None:
         return None
@@ -413,7 +419,9 @@ def socket_filter_program(private_network, private_ipc, machine=None):
     program.jump(_AF_INET6, true="ip")
     program.jump(_AF_NETLINK, true="allow_socket", false="deny_socket")
     program.label("ip")
-    if not private_network:  # TCP only (Landlock's to confine): no UDP, MPTCP, SCTP or raw socket
+    if not private_network and not tcp_confined:  # nothing confines TCP either: no IP socket at all
+        program.ret(denied)
+    elif not private_network:  # TCP only (Landlock's to confine): no UDP, MPTCP, SCTP or raw socket
         program.load(_ARG1)
         program.mask(_SOCK_TYPE_MASK)
         program.jump(_SOCK_STREAM, false="deny_socket")
@@ -457,12 +465,12 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def filter_sockets(private_network, private_ipc):
+def filter_sockets(private_network, private_ipc, tcp_confined=True):
     """Install the socket filter (see :func:`socket_filter_program`) on this process and all it starts;
     False where this architecture's numbers are not known or the kernel refused it."""
     if _LIBC is None:
         return False
-    code = socket_filter_program(private_network, private_ipc)
+    code = socket_filter_program(private_network, private_ipc, tcp_confined)
     if code is None:
         return False
     buffer = ctypes.create_string_buffer(code, len(code))
@@ -486,11 +494,12 @@ def confine(folder, writable=(), files=(), network=False, in_room=False, room=Fa
         files: single files it may write.
         network: leave the host's network open (``--allow-network``).
         in_room: the process is a child of a *room* (a fork server's room, a warm pytest process) confined
-            already, to a folder holding ``folder``: it keeps the room's read-only view, network namespace
-            and socket filter, enters an IPC namespace of its own (with the capabilities the room kept),
-            and Landlock narrows its writes to ``folder``.
+            already, to a folder holding ``folder``: it keeps the room's read-only view, network and IPC
+            namespaces and socket filter, Landlock narrows its writes to ``folder``, and it drops the
+            capabilities the room kept.
         room: the process is a room: where Landlock held (it forbids changing mounts), it keeps the
-            capabilities of its user namespace, for its children's IPC namespaces.
+            capabilities of its user namespace for its children (their own namespaces, should they need
+            them; each drops them).
 
     Returns:
         What held, by :data:`LAYERS`: ``landlock`` is the ABI applied (0: none), the others are booleans
@@ -502,11 +511,10 @@ def confine(folder, writable=(), files=(), network=False, in_room=False, room=Fa
 
     tempfile.tempdir = None  # forget the parent's choice: gettempdir() looks again
     allowed = [folder] + list(writable)
-    if in_room:
-        private_ipc = _LIBC is not None and _LIBC.unshare(_CLONE_NEWIPC) == 0
+    if in_room:  # the room's namespaces and filter stay; an IPC namespace a test would cost 2 ms (its sysctls)
         report = {
             "landlock": restrict(writable=allowed, files=[os.devnull] + list(files), network=network),
-            "read_only_view": False, "ipc_namespace": private_ipc, "network_namespace": not network,
+            "read_only_view": False, "ipc_namespace": False, "network_namespace": not network,
             "socket_filter": False, "no_capabilities": False,
         }
         if _LIBC is not None:
@@ -515,12 +523,13 @@ def confine(folder, writable=(), files=(), network=False, in_room=False, room=Fa
         return report
     held = read_only_elsewhere(allowed + [f for f in files if f != os.devnull], network=network)
     private_network = not network and "network" in held
+    landlock = restrict(writable=allowed, files=[os.devnull] + list(files), network=network)
     report = {
-        "landlock": restrict(writable=allowed, files=[os.devnull] + list(files), network=network),
+        "landlock": landlock,
         "read_only_view": "mount" in held,
         "ipc_namespace": "ipc" in held,
         "network_namespace": private_network,
-        "socket_filter": False if network else filter_sockets(private_network, "ipc" in held),
+        "socket_filter": False if network else filter_sockets(private_network, "ipc" in held, landlock >= 4),
         "no_capabilities": False,
     }
     if _LIBC is not None:

@@ -21,8 +21,8 @@ What it does:
   RLIMIT_AS, RLIMIT_FSIZE);
 * confinement (:mod:`~astreduce.oracles.confine`, :meth:`Limits.confine_to`):
   writes only in its folder and the allowed paths, no network, no System V
-  IPC shared with anyone, no signals out, every other mount read-only, where
-  the kernel allows it;
+  IPC shared with anything outside, no signals out, every other mount
+  read-only, where the kernel allows it;
 * a folder is removed without following a link the candidate left, at any
   depth (:func:`~astreduce.oracles.confine.remove_tree`); one that cannot
   be removed is named in one line when astreduce exits.

@@ -240,9 +240,9 @@ class Spare:
     leaves when its pipe closes unused (astreduce closed it, or died, even by
     ``kill -9``). A spare of the fork server is forked by a room of it (see
     :mod:`~astreduce.oracles.forkserver`), moved into its test's pids cgroup
-    by the server, and confines itself before it waits (its own folder, IPC
-    namespace and read-only view, Landlock: 0.9 ms a test; the room's
-    network namespace), and takes the parent-death signal; the server
+    by the server, and confines itself before it waits (Landlock to its own
+    folder, no capabilities; the room's namespaces and socket filter stay),
+    and takes the parent-death signal; the server
     removes its folder if it is left waiting. One forked here (no server
     serves) joins its cgroup and confines itself once its test came, and
     removes its own folder when it is left waiting.

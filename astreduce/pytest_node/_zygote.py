@@ -229,8 +229,8 @@ def confine_zygote(settings):
 
 
 def confine_child(settings):
-    """Confine this test within the zygote's room: the same folder, an IPC namespace of its own, no
-    capabilities (in a child of a room, in ``confine.py``'s words)."""
+    """Confine this test within the zygote's room: the same folder, no capabilities (a child of a room, in
+    ``confine.py``'s words)."""
     if settings:
         folder = os.path.dirname(os.getcwd())
         _CONFINE[0].confine(folder, settings.get("writable", []), [], bool(settings.get("network")), True)

@@ -21,7 +21,7 @@ back (the new best changed a conftest) a new pool is started for them.
 A zygote runs the project's code (its conftests, their ``pytest_configure``,
 its plugins), so it confines itself before it imports pytest, as a test is
 confined and with the same allowances, to its folder; each test then
-narrows that to the same folder in an IPC namespace of its own
+narrows that to the same folder, without the zygote's capabilities
 (:func:`~astreduce.oracles.confine.confine`).
 """
 
