@@ -47,7 +47,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hostile_world import SEGMENT, World, left_ipc, make_world
+from hostile_world import SEGMENT, World, cgroups_of_gone_processes, left_ipc, make_world
 
 from astreduce.cli import main
 from astreduce.oracles import Target, confine
@@ -330,6 +330,7 @@ def attacked(path: str, world: World, tmp_path_factory: pytest.TempPathFactory) 
 
 def _attack(path: str, world: World, tmp_path_factory: pytest.TempPathFactory) -> Attacked:
     before = world.snapshot()
+    heard = {name: len(listener.received) for name, listener in world.listeners.items()}
     folder = _folder(world, tmp_path_factory.mktemp(f"attack-{path}"))
     rooms = _room_folders()
     ok, detail = PATHS[path](folder)
@@ -338,7 +339,7 @@ def _attack(path: str, world: World, tmp_path_factory: pytest.TempPathFactory) -
         "victim killed": [] if world.victim.poll() is None else [f"exit {world.victim.returncode}"],
         "victim signalled": world.victim_log.read_text().split() if world.victim_log.exists() else [],
         "victim moved or changed": [] if world.victims() == world.victim_state else [repr(world.victims())],
-        "received outside": [f"{name}: {got}" for name, listener in world.listeners.items() for got in listener.received],
+        "received outside": [f"{name}: {got}" for name, listener in world.listeners.items() for got in listener.received[heard[name]:]],
         "segment changed": [] if world.segment_bytes() == SEGMENT else [repr(world.segment_bytes())],
         "IPC left outside": left_ipc(),
         "files outside changed": [] if world.snapshot() == before else [repr(world.snapshot())],
@@ -744,3 +745,137 @@ def test_11_a_link_in_an_input_folder_is_refused_and_followed_only_inside(comman
     else:
         assert code in (0, 1), stderr  # read (the loop of "folder inside" once), then reduced or judged
         assert "symbolic link" not in stderr
+
+
+# --- 1, after the command: whatever the command, no cgroup is left and the victim is free -------------------
+
+MOVER = '''\
+import glob
+for procs in glob.glob("/sys/fs/cgroup/pids/astreduce-*/cgroup.procs"):
+    try:
+        with open(procs, "w") as file:
+            file.write("{victim}")
+    except OSError:
+        pass
+value = 3
+raise AssertionError("hostile")
+'''
+
+PREDICATE_API = '''\
+import sys
+from astreduce import reduce_source
+
+
+def interesting(text):
+    exec(text.rsplit("raise", 1)[0], {})
+    return "hostile" in text
+
+
+print(reduce_source(open(sys.argv[1]).read(), interesting=interesting).text)
+'''
+
+#: Each command, as ``astreduce`` arguments (or a script of the API), on the program that moves the victim.
+COMMANDS = {
+    "reduce": ["reduce", "prog.py", "--expect", "AssertionError:hostile", "-o", "out.py", "--max-tests", "3"],
+    "tree": ["reduce", "tree", "--entry", "prog.py", "--expect", "AssertionError:hostile", "-o", "treeout", "--max-tests", "3"],
+    "batch": ["batch", "prog.py", "-o", "batchout", "--expect", "AssertionError:hostile", "--max-tests", "3"],
+    "isolate": ["isolate", "old.py", "prog.py", "--expect", "AssertionError:hostile"],
+    "predicate": [],
+    "pytest": ["pytest", "test_it.py::test_it", "--root", "project", "-o", "pyout", "--max-tests", "2"],
+}
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="cgroups are root's")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_1_after_any_command_no_cgroup_is_left_and_no_process_outside_is_held(command: str, world: World, tmp_path: Path) -> None:
+    program = MOVER.format(victim=world.victim.pid)
+    (tmp_path / "prog.py").write_text(program)
+    (tmp_path / "old.py").write_text(program.replace('raise AssertionError("hostile")', ""))
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "prog.py").write_text(program)
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "test_it.py").write_text("def test_it():\n" + textwrap.indent(program, "    "))
+    (tmp_path / "api.py").write_text(PREDICATE_API)
+    args = [sys.executable, "-m", "astreduce", *COMMANDS[command], "-q"] if command != "predicate" else [sys.executable, "api.py", "prog.py"]
+    done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert Path(f"/proc/{world.victim.pid}/cgroup").read_text() == world.victim_state[0] and world.victim.poll() is None
+    assert cgroups_of_gone_processes() == []  # the command's own, among them
+
+
+# --- the value tracer runs in the room, with the same allowances -------------------------------------------------
+
+
+def test_the_value_tracer_runs_confined_with_the_oracles_allowances(world: World, tmp_path: Path) -> None:
+    from astreduce.oracles.sandbox import Limits
+    from astreduce.oracles.trace import Tracer
+    from astreduce.source.tree import parse
+
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    canary = world.outside / "tracer-canary.txt"
+    text = (
+        f"import socket\nfor path in ({str(canary)!r}, {str(allowed / 'written.txt')!r}):\n"
+        "    try:\n        open(path, 'w').write('x')\n    except OSError:\n        pass\n"
+        f"try:\n    socket.create_connection(('127.0.0.1', {world.env['HOSTILE_PORT']}), timeout=1).sendall(b'tracer')\n"
+        "except OSError:\n    pass\nvalue = 1 + 1\n"
+    )
+    before = world.snapshot()
+    sums = [node.id for node in parse(text).nodes if node.kind == "BinOp"]
+    values, _ = Tracer(limits=Limits(writable=(str(allowed),))).record(text, sums)
+    assert list(values.values()) == ["2"]  # it ran to its end, and recorded 1 + 1
+    assert (allowed / "written.txt").exists() and not canary.exists()
+    world.check(before)
+
+
+# --- 7: a folder that will not go is named in one line at the end ----------------------------------------------
+
+
+def test_7_a_folder_that_cannot_be_removed_is_named_in_one_line_at_exit(tmp_path: Path) -> None:
+    chattr = shutil.which("chattr")
+    if not IS_ROOT or chattr is None:
+        pytest.skip("needs root and chattr to make a file no one may remove")
+    script = (
+        "import os, subprocess\n"
+        "from astreduce.oracles.sandbox import make_workdir, remove_workdir\n"
+        "folder = make_workdir()\n"
+        "open(os.path.join(folder, 'stuck'), 'w').close()\n"
+        f"subprocess.run([{chattr!r}, '+i', os.path.join(folder, 'stuck')], check=True)\n"
+        "print(folder, remove_workdir(folder), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TMPDIR": str(tmp_path)}, check=False)
+    folder, gone = done.stdout.split()
+    try:
+        assert done.returncode == 0 and gone == "False"
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("astreduce: could not remove") and folder in lines[0], done.stderr
+        assert "Traceback" not in done.stderr
+        assert (tmp_path / f"{Path(folder).parent.name}.lock").exists()  # the claim stays, for the next one to try
+    finally:
+        subprocess.run([chattr, "-i", os.path.join(folder, "stuck")], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_allow_network_gives_the_hosts_network_back_and_keeps_the_rest_closed(world: World) -> None:
+    from astreduce.oracles.sandbox import Limits
+
+    before = world.snapshot()
+    program = (
+        "import os, socket\n"
+        f"socket.create_connection(('127.0.0.1', {world.env['HOSTILE_PORT']}), timeout=2).sendall(b'allowed tcp')\n"
+        f"socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'allowed udp', ('127.0.0.1', {world.env['HOSTILE_UDP_PORT']}))\n"
+        f"unix = socket.socket(socket.AF_UNIX)\nunix.connect({world.env['HOSTILE_UNIX']!r})\nunix.sendall(b'allowed unix')\n"
+        f"try:\n    open({str(world.outside / 'keep.txt')!r}, 'w')\nexcept OSError:\n    raise AssertionError('hostile')\n"
+    )
+    oracle = ExecOracle(Target.parse("AssertionError:hostile"), timeout=60, limits=Limits(network=True))
+    try:
+        verdict = oracle.judge(program)
+    finally:
+        oracle.close()
+    assert verdict.outcome is Outcome.FAIL, verdict  # connected three ways, and was still denied the file
+    time.sleep(0.5)
+    for name in ("tcp", "udp", "unix"):
+        assert world.listeners[name].received, name
+        world.listeners[name].received.clear()
+    world.check(before)
