@@ -7,9 +7,9 @@ view writable, connect or bind over TCP, MPTCP, UDP, a Unix socket by path
 or by abstract name, vsock, attach another process's shared memory or leave
 its own IPC objects behind, signal, trace or move a process outside its
 test or astreduce itself, outlive its test, fork, fill the disk or the
-memory, nest folders deeper than Python's stack, close astreduce's
-descriptors), then raises the target exception. Each is reduced under the
-exec oracle (through the API, in this process) and under ``--run`` (by
+memory, close astreduce's descriptors), then raises the target exception.
+Each is reduced under the exec oracle (through the API, in this process)
+and under ``--run`` (by
 ``astreduce reduce`` as a subprocess), while the test watches the world
 outside: a folder of files, listeners on 127.0.0.1 (TCP and UDP), on a Unix
 socket by path (stream and datagram) and on an abstract one, a shared-memory
