@@ -255,10 +255,10 @@ class _RoomProcess:
         self.connection = connection
         self.key = key
 
-    def ask(self, request: bytes, fds: list[int] = []) -> int:  # noqa: B006  # never changed
+    def ask(self, request: bytes, fds: list[int] | tuple[int, ...] = ()) -> int:
         """Send a request and wait for the room's answer; OSError when the room is gone."""
         if fds:
-            socket.send_fds(self.connection, [request], fds)
+            socket.send_fds(self.connection, [request], list(fds))
         else:
             self.connection.sendall(request)
         data = self.connection.recv(64)
