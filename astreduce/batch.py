@@ -33,7 +33,7 @@ from astreduce.errors import (
     ReductionStopped,
     UsageError,
 )
-from astreduce.files import read_source, write_atomically
+from astreduce.files import CHECKED, read_source, write_atomically
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import (
     RetryingOracle,
@@ -166,7 +166,7 @@ class BatchStop(StopRequest):
 
 def _config_for(config: ReduceConfig, path: Path) -> tuple[ReduceConfig, str]:
     """The reduction's settings for one input (its name, folder and encoding), and its text."""
-    source = read_source(path)
+    source = read_source(path, CHECKED)  # the command line checked the inputs, under its own limit
     return replace(config, filename=path.name, search_path=str(path.resolve().parent), encode=source.encode), source.text
 
 
@@ -329,7 +329,7 @@ def run_batch(
         for result in mapper(work, _announced(jobs, on_bucket, stop)):
             if not local and result.text is not None:
                 # reduced elsewhere (a cluster's worker, maybe without this file system): saved here too
-                write_atomically(result.output, read_source(result.path).encode(result.text))
+                write_atomically(result.output, read_source(result.path, CHECKED).encode(result.text))
             by_signature[result.signature].results.append(result)
             if on_result is not None:
                 on_result(result)

@@ -3,7 +3,24 @@
 One file (:func:`read_source`, :class:`Source`) is read in its own encoding
 (PEP 263 cookie, BOM) and written back the same way, atomically
 (:func:`write_atomically`), to a path checked before any work is done
-(:func:`check_output_path`).
+(:func:`check_output_path`, :func:`check_outputs`).
+
+Every path is checked before the first test, so that a reduction never
+fails at its end for want of a place to write, and never reads what is
+not a file:
+
+* an output (``-o``, ``--report``, ``--csv``, ``--plot``, ...) is a regular
+  file, or a new name, in a folder astreduce may write; a device, a FIFO, a
+  socket, a folder, or a path on ``/proc`` or ``/sys`` (a link to one
+  included) is refused in one line (exit 2). A link to a regular file is
+  written through: the link stays, its file is replaced;
+* an input is a regular file (or a folder of them), read only up to
+  :data:`MAX_INPUT_BYTES` unless :class:`InputPolicy` raises the limit
+  (``--max-input-bytes``); a FIFO would block, ``/dev/zero`` never ends;
+* a link inside an input folder is refused, naming it, unless
+  ``--follow-symlinks`` is given: then a link to a file or a folder inside
+  the folder is read as that file or folder, and one that leads outside it
+  is still refused (it would read ``/etc/passwd`` into the tree).
 
 A multi-file reduction's input is a directory, several files, or both; it is read once, and never
 written. Its files become a tree: relative path (with ``/``) → text, decoded
@@ -30,7 +47,7 @@ import stat
 import tempfile
 import threading
 import tokenize
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,18 +109,123 @@ def newline_of(text: str, default: str = "\n") -> str:
     return match.group() if match else default
 
 
-def read_source(path: str | Path) -> Source:
-    """Read a file keeping its encoding (PEP 263 cookie, BOM) and its line endings.
+#: The largest input file read (16 MiB) unless ``--max-input-bytes`` raises it: a Python program larger
+#: than that is most likely a mistake, and its reduction would take days.
+MAX_INPUT_BYTES = 16 << 20
 
-    Raises:
-        UsageError: the file is missing, unreadable, or not text.
-    """
+#: File systems whose files are the kernel's, not the user's: never an input, never an output.
+_KERNEL_FILE_SYSTEMS = ("/proc", "/sys")
+
+
+@dataclass(frozen=True)
+class InputPolicy:
+    """How inputs are read: the largest file (``--max-input-bytes``), and whether a link inside an input
+    folder is followed when it stays inside (``--follow-symlinks``)."""
+
+    max_bytes: int = MAX_INPUT_BYTES
+    follow_symlinks: bool = False
+
+
+#: For a file the command line has checked already (a batch's input, read again where it runs): no size
+#: limit, and still nothing but a regular file.
+CHECKED = InputPolicy(max_bytes=1 << 62)
+
+
+def _kind(mode: int) -> str:
+    """What a file of this mode is, in words (for an error message)."""
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _on_kernel_file_system(path: str | Path) -> str | None:
+    """The kernel file system (``/proc``, ``/sys``) that ``path``, or a link on the way to it, names (a link to
+    ``/proc/self/fd/1`` leads to whatever standard output is), or None."""
+    for step in _steps(path):
+        for root in _KERNEL_FILE_SYSTEMS:
+            if step == root or step.startswith(root + os.sep):
+                return root
+    return None
+
+
+def _steps(path: str | Path) -> list[str]:
+    """``path`` made absolute, then each path a link on the way names (each made absolute), then where it
+    all leads: every place a write to ``path`` would go through."""
+    found = [os.path.abspath(path)]
+    for _ in range(40):  # the kernel's own limit of links followed
+        parts = found[-1].split(os.sep)
+        for index in range(2, len(parts) + 1):
+            prefix = os.sep.join(parts[:index])
+            if os.path.islink(prefix):
+                try:
+                    target = os.readlink(prefix)
+                except OSError:
+                    break
+                found.append(os.path.normpath(os.path.join(os.path.dirname(prefix), target, *parts[index:])))
+                break
+        else:
+            break
+    found.append(os.path.realpath(path))
+    return found
+
+
+def _in_units(size: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def check_input_file(path: str | Path, policy: InputPolicy = InputPolicy()) -> os.stat_result:
+    """Raise UsageError unless ``path`` is a regular file (links followed) under the policy's size limit, and
+    not a kernel file; its ``stat`` otherwise. Checks what it can without reading a byte."""
+    kernel = _on_kernel_file_system(path)
+    if kernel is not None:
+        raise UsageError(f"{path}: is on {kernel}, the kernel's own files; astreduce reads regular files only")
     try:
-        data = Path(path).read_bytes()
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: cannot read: No such file or directory") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"{path}: is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path}: is {_kind(info.st_mode)}, not a regular file; astreduce reads regular files only")
+    if info.st_size > policy.max_bytes:
+        raise UsageError(
+            f"{path}: is {_in_units(info.st_size)}, over the input limit of {_in_units(policy.max_bytes)}; "
+            f"raise it with --max-input-bytes {info.st_size}"
+        )
+    return info
+
+
+def _read_limited(path: str | Path, policy: InputPolicy) -> bytes:
+    """The bytes of a file :func:`check_input_file` accepted, never more than the limit (it may grow meanwhile)."""
+    info = check_input_file(path, policy)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(min(policy.max_bytes, info.st_size + (1 << 16)) + 1)
     except IsADirectoryError:
         raise UsageError(f"{path}: is a directory, not a file") from None
     except OSError as error:
         raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    if len(data) > policy.max_bytes:
+        raise UsageError(f"{path}: grew over the input limit of {_in_units(policy.max_bytes)} while it was read; raise it with --max-input-bytes")
+    return data
+
+
+def read_source(path: str | Path, policy: InputPolicy = InputPolicy()) -> Source:
+    """Read a file keeping its encoding (PEP 263 cookie, BOM) and its line endings.
+
+    Raises:
+        UsageError: the file is missing, unreadable, not a regular file, over the policy's size limit, or not text.
+    """
+    data = _read_limited(path, policy)
     try:
         encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
     except SyntaxError as error:
@@ -143,14 +265,53 @@ def check_output_path(target: Path, source: Path | None = None, what: str = "out
         source: the input file; ``target`` must not be it.
         what: how the error message names ``target``.
     """
-    folder = target.parent
+    folder = Path(os.path.realpath(target)).parent
     if not folder.is_dir():
-        raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
+        raise UsageError(f"{target}: the {what}'s folder {target.parent} does not exist")
     _clear_leftovers(target.absolute())  # what a killed earlier run left, whatever this one does next
     if target.is_dir():
         raise UsageError(f"{target}: the {what} is a directory")
     if source is not None and target.resolve() == source.resolve():
         raise UsageError(f"{target}: the output would overwrite the input; use --in-place for that")
+    check_writable_file(target, what)
+
+
+def check_outputs(outputs: Iterable[tuple[Path | None, str]], source: Path | None = None) -> None:
+    """:func:`check_output_path` for each ``(path, what)`` of a command's outputs (``-o``, ``--report``,
+    ``--csv``, ``--plot``, ...); a path that is None or ``-`` (standard output) is left alone."""
+    for path, what in outputs:
+        if path is not None and str(path) != "-":
+            check_output_path(path, source, what=what)
+
+
+def check_writable_file(target: Path, what: str = "output") -> None:
+    """Raise UsageError unless ``target`` (links followed) is a regular file astreduce may replace, or a new
+    name in a folder it may write: never a device, a FIFO, a socket, or a file of ``/proc`` or ``/sys``,
+    which an atomic replace would turn into a regular file (``-o /dev/null`` did, as root)."""
+    kernel = _on_kernel_file_system(target)
+    if kernel is not None:
+        raise UsageError(f"{target}: the {what} would be written on {kernel}, the kernel's own files; write it to a regular file")
+    try:
+        info: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise UsageError(f"{target}: cannot write the {what}: {error.strerror}") from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise UsageError(f"{target}: the {what} is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(
+                f"{target}: the {what} is {_kind(info.st_mode)}, not a regular file; "
+                f"astreduce writes its {what} to a regular file, or to a new one"
+            )
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{target}: cannot write the {what}: Permission denied")
+    folder = Path(os.path.realpath(target)).parent
+    if not folder.is_dir():
+        raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{target}: cannot write the {what}: its folder {folder} is not writable")
 
 
 def _temporary_prefix(target: Path) -> str:
@@ -204,7 +365,7 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     file's own (``--in-place`` keeps a script executable), else 0666 less
     the umask (``mkstemp``'s 0600 would hide a result from its group).
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # through a link to the file: the link stays
     _clear_leftovers(target.absolute())
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
@@ -325,26 +486,80 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def _read(path: Path, relative: str, into: InputTree) -> None:
-    try:
-        info = path.stat()
-        data = path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    into.files[relative] = _decode(data)
+def _read(path: Path, relative: str, into: InputTree, policy: InputPolicy) -> None:
+    info = check_input_file(path, policy)
+    into.files[relative] = _decode(_read_limited(path, policy))
     into.modes[relative] = stat.S_IMODE(info.st_mode)
     if len(into.files) > MAX_FILES:
         raise UsageError(f"{path}: more than {MAX_FILES} files in the input; reduce a smaller folder")
 
 
-def read_input(paths: Sequence[Path]) -> InputTree:
+def walk_files(top: Path, root: Path, policy: InputPolicy = InputPolicy()) -> Iterator[tuple[Path, str]]:
+    """Every file of the folder ``top`` (in the tree whose folder is ``root``), in ``os.walk``'s order:
+    where to read it, and its path in the tree (``/``-separated, by the names seen in the folder).
+
+    Caches and version control are left out (:data:`SKIPPED_DIRS`, :data:`SKIPPED_SUFFIXES`). A link is
+    refused, named, unless the policy follows links: then one that leads inside ``root`` is read as its
+    file or folder (a folder already on the way down, a loop, is not read again), and one that leads
+    outside is refused all the same. A FIFO, a socket or a device is refused, named: reading it would
+    block, or never end. Never recursive.
+
+    Raises:
+        UsageError: such a link or file, or a folder that cannot be read.
+    """
+    inside = os.path.realpath(root)
+    stack: list[tuple[Path, str, frozenset[str]]] = [
+        (top, "" if top == root else top.relative_to(root).as_posix(), frozenset({os.path.realpath(top)}))
+    ]
+    while stack:
+        folder, prefix, above = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            raise UsageError(f"{folder}: cannot read: {error.strerror}") from None
+        below: list[tuple[Path, str, frozenset[str]]] = []
+        for entry in entries:
+            logical = f"{prefix}/{entry.name}" if prefix else entry.name
+            shown = root / logical
+            try:
+                info = os.stat(entry.path) if entry.is_symlink() else entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                raise UsageError(f"{shown}: is a broken symbolic link (to {os.readlink(entry.path)})") from None
+            except OSError as error:
+                raise UsageError(f"{shown}: cannot read: {error.strerror}") from None
+            real = Path(entry.path)
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if not policy.follow_symlinks:
+                    raise UsageError(
+                        f"{shown}: is a symbolic link (to {os.readlink(entry.path)}); astreduce follows no link in an "
+                        "input folder: give --follow-symlinks to follow those that stay inside it"
+                    )
+                if target != inside and not target.startswith(inside + os.sep):
+                    raise UsageError(f"{shown}: is a symbolic link to {target}, outside {root}; astreduce follows only links that stay inside it")
+                real = Path(target)
+            if stat.S_ISDIR(info.st_mode):
+                key = os.path.realpath(real)
+                if entry.name not in SKIPPED_DIRS and key not in above:
+                    below.append((real, logical, above | {key}))
+                continue
+            if entry.name.endswith(SKIPPED_SUFFIXES):
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                raise UsageError(f"{shown}: is {_kind(info.st_mode)}, not a regular file; astreduce reads regular files only")
+            yield real, logical
+        stack.extend(reversed(below))
+
+
+def read_input(paths: Sequence[Path], policy: InputPolicy = InputPolicy()) -> InputTree:
     """Read a directory, several files, or both, into one tree.
 
     The tree's root is the directory itself when one directory is given,
     otherwise the deepest folder holding every input.
 
     Raises:
-        UsageError: a path is missing or unreadable, or there is no file at all.
+        UsageError: a path is missing or unreadable, not a regular file, over the policy's limit, a link in
+            a folder the policy does not follow, or there is no file at all.
     """
     resolved: list[Path] = []
     for path in paths:
@@ -359,15 +574,11 @@ def read_input(paths: Sequence[Path]) -> InputTree:
     for path in resolved:
         if path.is_dir():
             tree.folders.append(path)
-            for directory, folders, names in os.walk(path):
-                folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
-                for name in sorted(names):
-                    file = Path(directory) / name
-                    if not name.endswith(SKIPPED_SUFFIXES) and file.is_file():  # no sockets, no broken links
-                        _read(file, file.relative_to(root).as_posix(), tree)
+            for file, relative in walk_files(path, root, policy):
+                _read(file, relative, tree, policy)
         else:
             relative = path.relative_to(root).as_posix()
-            _read(path, relative, tree)
+            _read(path, relative, tree, policy)
             if relative not in tree.named:
                 tree.named.append(relative)
     if not tree.files:
@@ -384,14 +595,25 @@ def default_output_dir(paths: Sequence[Path]) -> Path:
     return first.with_name(f"{first.stem}.reduced")
 
 
-def check_output_dir(target: Path, given: InputTree) -> None:
-    """Raise UsageError, before any work, when ``target`` cannot be the output directory."""
+def check_output_folder(target: Path) -> None:
+    """Raise UsageError, before any work, when the output directory ``target`` cannot be made or replaced: on a
+    kernel file system, in a folder astreduce may not write, or where a file of another kind is."""
+    kernel = _on_kernel_file_system(target)
+    if kernel is not None:
+        raise UsageError(f"{target}: the output would be written on {kernel}, the kernel's own files; write it elsewhere")
     folder = target.resolve().parent
     if not folder.is_dir():
         raise UsageError(f"{target}: the output's folder {target.parent} does not exist")
-    _clear_leftovers(target.absolute())  # what a killed earlier run left, whatever this one does next
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{target}: cannot write the output: its folder {folder} is not writable")
     if target.exists() and not target.is_dir():
-        raise UsageError(f"{target}: the output must be a directory, and this is a file")
+        raise UsageError(f"{target}: the output must be a directory, and this is {'a file' if target.is_file() else _kind(target.stat().st_mode)}")
+
+
+def check_output_dir(target: Path, given: InputTree) -> None:
+    """Raise UsageError, before any work, when ``target`` cannot be the output directory."""
+    check_output_folder(target)
+    _clear_leftovers(target.absolute())  # what a killed earlier run left, whatever this one does next
     resolved = target.resolve()
     for inside in given.folders:
         if resolved == inside or inside in resolved.parents:
@@ -412,6 +634,7 @@ def check_report_path(report: Path, given: InputTree) -> None:
             raise UsageError(f"{report}: the report would be written inside the input directory {inside}")
     if any(resolved == (given.root / path).resolve() for path in given.files):
         raise UsageError(f"{report}: the report would overwrite an input file")
+    check_writable_file(report, "report")
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -478,23 +701,15 @@ def materialise(tree: Mapping[str, str], folder: str | Path) -> None:
         target.write_bytes(text.encode("utf-8", errors="surrogateescape"))
 
 
-def read_tree(folder: str | Path) -> FileTree:
-    """Every file under ``folder`` (caches and VCS folders left out), keyed by relative path.
+def read_tree(folder: str | Path, policy: InputPolicy = InputPolicy()) -> FileTree:
+    """Every file under ``folder`` (caches and VCS folders left out), keyed by relative path (see
+    :func:`walk_files` for links and what is not a regular file).
 
     Raises:
-        UsageError: the folder cannot be read.
+        UsageError: the folder cannot be read, or holds what :func:`walk_files` refuses.
     """
     root = Path(folder)
     tree: FileTree = {}
-    try:
-        for directory, folders, files in os.walk(root):
-            folders[:] = sorted(f for f in folders if f not in SKIPPED_DIRS)
-            for name in sorted(files):
-                if name.endswith(SKIPPED_SUFFIXES):
-                    continue
-                path = Path(directory) / name
-                relative = path.relative_to(root).as_posix()
-                tree[relative] = path.read_bytes().decode("utf-8", errors="surrogateescape")
-    except OSError as error:
-        raise UsageError(f"{folder}: cannot read: {error.strerror}") from None
+    for path, relative in walk_files(root, root, policy):
+        tree[relative] = _read_limited(path, policy).decode("utf-8", errors="surrogateescape")
     return tree

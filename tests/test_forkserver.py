@@ -25,15 +25,20 @@ def _parent_of_a_test(oracle: ExecOracle) -> int:
     return int(run.message)
 
 
-def test_a_test_is_forked_by_the_server_not_by_astreduce() -> None:
+def _parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rpartition(")")[2].split()[1])
+
+
+def test_a_test_is_forked_by_a_room_of_the_server_not_by_astreduce() -> None:
     oracle = ExecOracle(timeout=30)
     try:
         parent = _parent_of_a_test(oracle)
         assert parent != os.getpid()
         server = running_server()
-        assert server is not None and parent == server.pid
-        with open(f"/proc/{parent}/stat") as stat:  # the server is astreduce's child
-            assert int(stat.read().rpartition(")")[2].split()[1]) == os.getpid()
+        assert server is not None and parent in server.rooms()
+        assert _parent_of(parent) == server.pid  # the room is the server's child,
+        assert _parent_of(server.pid) == os.getpid()  # and the server astreduce's
     finally:
         oracle.close()
 
@@ -51,15 +56,15 @@ def test_a_crash_is_told_by_its_signal_through_the_server() -> None:
 def test_a_dead_server_is_replaced_and_the_tests_go_on() -> None:
     oracle = ExecOracle(timeout=30)
     try:
-        first = _parent_of_a_test(oracle)
-        oracle.close()  # its spare, forked by the server, goes first
+        first = _parent_of(_parent_of_a_test(oracle))  # the server, parent of the test's room
+        oracle.close()  # its spare, forked by the server's room, goes first
         os.kill(first, signal.SIGKILL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and os.waitpid(first, os.WNOHANG)[0] == 0:
             time.sleep(0.01)
-        second = _parent_of_a_test(oracle)
+        second = _parent_of(_parent_of_a_test(oracle))
         assert second != first
-        assert _parent_of_a_test(oracle) == second  # and the new server stays
+        assert _parent_of(_parent_of_a_test(oracle)) == second  # and the new server stays
     finally:
         oracle.close()
 
@@ -214,7 +219,7 @@ def test_a_server_that_cannot_start_is_a_fork_of_astreduce(new_server: Path, mon
     monkeypatch.setattr(forkserver, "_fresh_works", True)
     oracle = ExecOracle(timeout=30)
     try:
-        assert _parent_of_a_test(oracle) == running_server().pid  # type: ignore[union-attr]
+        assert _parent_of_a_test(oracle) in running_server().rooms()  # type: ignore[union-attr]
         server = running_server()
         assert server is not None and not server.fresh and not forkserver._fresh_works
     finally:

@@ -60,12 +60,14 @@ def _processes() -> dict[int, tuple[int, str]]:
 
 
 def _live_children() -> int:
-    """Live processes whose parent is this one or its fork server (the server itself not counted)."""
+    """Live processes whose parent is this one, its fork server or a room of the server (the server and its
+    rooms not counted)."""
     server = running_server()
-    parents = {os.getpid()} | ({server.pid} if server is not None else set())
+    helpers = {server.pid, *server.rooms()} if server is not None else set()
+    parents = {os.getpid()} | helpers
     return sum(
         1 for pid, (parent, state) in _processes().items()
-        if parent in parents and state != "Z" and (server is None or pid != server.pid)
+        if parent in parents and state != "Z" and pid not in helpers
     )
 
 

@@ -11,6 +11,7 @@ import click
 
 from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, Mapper, run_batch
 from astreduce.cli.common import GroupedCommand, errors, fail, say, stop_on_signals
+from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
@@ -89,6 +90,8 @@ class BatchProgress:
 @dask_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@max_input_option
+@follow_symlinks_option
 def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
     """Bucket FILEs (and the .py files under each DIR) by how they fail, and reduce each bucket's smallest.
 
@@ -109,8 +112,9 @@ def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:
         values[name] for name in ("output", "report_path", "reduce_all", "quiet", "debug", "dask_address")
     )
     with errors(debug):
+        reading = input_policy(values)
         config = config_from(values)
-        given = read_input(list(inputs))
+        given = read_input(list(inputs), reading)
         files = [str(given.root / p) for p in given.files if p in given.named or p.endswith(".py")]
         if not files:
             raise UsageError(f"{' '.join(map(str, inputs))}: no .py files to run")

@@ -35,7 +35,8 @@ from astreduce.grammar.search import check_data_oracle
 from astreduce.source.measure import measure
 from astreduce.oracles.options import Original, build_oracle, describe_judgement
 from astreduce.reduce.report import exit_status
-from astreduce.files import check_output_path, read_source
+from astreduce.cli.inputs import max_input_option
+from astreduce.files import InputPolicy, check_output_path, read_source
 from astreduce.search.session import StopRequest
 
 
@@ -54,6 +55,7 @@ from astreduce.search.session import StopRequest
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@max_input_option
 def compare_command(
     file: Path,
     strategy_names: str,
@@ -69,6 +71,7 @@ def compare_command(
     debug: bool,
     jobs: int,
     dask_address: str | None,
+    max_input_bytes: int,
     **oracle_values: Any,
 ) -> None:
     """Reduce FILE with every strategy and compare tests, time and final size.
@@ -97,7 +100,7 @@ def compare_command(
         for what, path in (("table", table_path), ("CSV file", csv_path), ("JSON file", json_path), ("plot", plot_path)):
             if path is not None and str(path) != "-":
                 check_output_path(path, file, what=what)
-        source = read_source(file)
+        source = read_source(file, InputPolicy(max_bytes=max_input_bytes))
         search = None
         if grammar_path is not None:
             check_data_oracle(options)

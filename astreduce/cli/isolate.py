@@ -19,7 +19,8 @@ from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reducti
 from astreduce.cli.options import options_from, oracle_options
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.errors import UsageError
-from astreduce.files import check_output_path, materialise, read_source, write_atomically
+from astreduce.cli.inputs import follow_symlinks_option, max_input_option
+from astreduce.files import InputPolicy, check_output_path, check_outputs, materialise, read_source, write_atomically
 from astreduce.isolate import (
     GRANULARITIES,
     Granularity,
@@ -71,6 +72,8 @@ def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@max_input_option
+@follow_symlinks_option
 def isolate_command(
     old: Path,
     new: Path,
@@ -82,6 +85,8 @@ def isolate_command(
     quiet: bool,
     debug: bool,
     jobs: int,
+    max_input_bytes: int,
+    follow_symlinks: bool,
     **oracle_values: Any,
 ) -> None:
     """Isolate the changes from OLD (passes) to NEW (fails) that make it fail.
@@ -93,14 +98,18 @@ def isolate_command(
     or two directories (then give --entry FILE or a command oracle).
     """
     with errors(debug):
+        reading = InputPolicy(max_bytes=max_input_bytes, follow_symlinks=follow_symlinks)
         options = options_from(oracle_values)
         outputs = output_paths(old, new, diff_path)
         for target in [outputs["isolated"], outputs["difference"], *([report_path] if report_path and not is_stdout(report_path) else [])]:
             check_output_path(target, new if not new.is_dir() else None, what="output")
+        check_outputs([] if new.is_dir() else [(outputs["passing"], "passing version"), (outputs["failing"], "failing version")], new)
         # Ctrl-C and SIGTERM as for reduce: the search stops between two tests and the
         # passing and failing versions so far are written (both tested), then exit 130
         result, interrupted = run_reduction(
-            lambda stop, progress: isolate_paths(old, new, options, granularity, jobs=jobs, entry=entry, stop=stop, refine=refine),
+            lambda stop, progress: isolate_paths(
+                old, new, options, granularity, jobs=jobs, entry=entry, stop=stop, refine=refine, reading=reading
+            ),
             quiet=True,  # isolate has no live display: its summary comes at the end
             target=new,
             has_saved=lambda: False,
@@ -112,7 +121,7 @@ def isolate_command(
             write_atomically(outputs[which], text.encode("utf-8", errors="surrogateescape"))
             written[which] = str(outputs[which])
         if result.single is not None:
-            encode = read_source(new).encode
+            encode = read_source(new, reading).encode
             for which, tree in (("passing", result.passing), ("failing", result.failing)):
                 write_atomically(outputs[which], encode(tree[result.single]))
                 written[which] = str(outputs[which])

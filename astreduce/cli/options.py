@@ -149,9 +149,7 @@ def unconfined_warning(abi: int) -> str:
     """What a kernel with Landlock ABI ``abi`` leaves unconfined ('' when nothing)."""
     if abi == 0:
         return "candidates run unconfined, as you: this system has no Landlock (Linux 5.13 or later); see --no-confine in the README"
-    if abi < 4:
-        return f"candidates may connect to the network: this kernel's Landlock (ABI {abi}) confines TCP from Linux 6.7 (ABI 4) on"
-    if abi < 6:
+    if abi < 6:  # the network is closed all the same: a network namespace, or the socket filter (docs/sandbox.md)
         return f"candidates may signal other processes: this kernel's Landlock (ABI {abi}) scopes signals from Linux 6.12 (ABI 6) on"
     return ""
 

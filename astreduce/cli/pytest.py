@@ -15,7 +15,7 @@ from astreduce.cli.options import (
     with_confinement_options,
 )
 from astreduce.errors import UsageError
-from astreduce.files import write_atomically, write_tree
+from astreduce.files import check_output_folder, check_outputs, write_atomically, write_tree
 from astreduce.reduce.bug_report import bug_report, for_pytest, relative, reproduce
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node
@@ -86,6 +86,8 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         for path, what in ((report_path, "report"), (bug_path, "bug report")):
             if path is not None and not is_stdout(path) and not path.resolve().parent.is_dir():
                 raise UsageError(f"{path}: the {what}'s folder {path.parent} does not exist")
+        check_output_folder(output)
+        check_outputs([(report_path, "report"), (bug_path, "bug report")])
         project = read_project(root, nodeid, list(modules), values["python"], outdir=output)
         cluster, jobs = cluster_from(dask_address, config.jobs)
         config = replace(config, cluster=cluster, jobs=jobs)

@@ -11,11 +11,13 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
+from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
     budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, transforms_option,
 )
 from astreduce.errors import UsageError
 from astreduce.files import (
+    InputPolicy,
     LatestWriter,
     check_output_dir,
     check_output_path,
@@ -61,6 +63,8 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@max_input_option
+@follow_symlinks_option
 def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:
     """Reduce FILE to a smallest program that still fails the same way.
 
@@ -83,6 +87,7 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     )
     append_path = values.get("append_path")
     with errors(debug):
+        reading = input_policy(values)
         config = config_from(
             values, resume=values["resume"], cache_dir=values["cache_dir"], exhaustive=values["exhaustive"]
         )
@@ -93,13 +98,14 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
             _reduce_file(
                 inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
                 grammar=grammar, dask_address=dask_address, bug_path=bug_path, append_path=append_path,
+                reading=reading,
             )
         else:
             if grammar_path is not None:
                 raise UsageError("--grammar reduces one input file, not a directory or several files")
             _reduce_tree(
                 list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
-                dask_address=dask_address, bug_path=bug_path,
+                dask_address=dask_address, bug_path=bug_path, reading=reading,
             )
 
 
@@ -128,11 +134,12 @@ def _reduce_file(
     dask_address: str | None = None,
     bug_path: Path | None = None,
     append_path: str | None = None,
+    reading: InputPolicy = InputPolicy(),
 ) -> None:
     """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
     if in_place and output is not None:
         raise UsageError("give either --in-place or -o, not both")
-    source = read_source(file)
+    source = read_source(file, reading)
     target = file if in_place else (output or default_output(file))
     check_output_path(target, None if in_place else file)
     if report_path is not None and not is_stdout(report_path):
@@ -243,11 +250,12 @@ def _reduce_tree(
     quiet: bool,
     dask_address: str | None = None,
     bug_path: Path | None = None,
+    reading: InputPolicy = InputPolicy(),
 ) -> None:
     """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
     if in_place:
         raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
-    given = read_input(inputs)
+    given = read_input(inputs, reading)
     target = output or default_output_dir(inputs)
     check_output_dir(target, given)
     if report_path is not None and not is_stdout(report_path):

@@ -11,7 +11,8 @@ from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reducti
 from astreduce.cli.options import with_confinement_options, confinement_from, some_oracle_options
 from astreduce.files import write_atomically
 from astreduce.reduce.report import is_stdout, write_json
-from astreduce.files import check_output_path
+from astreduce.cli.inputs import max_input_option
+from astreduce.files import InputPolicy, check_input_file, check_output_path
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
 from astreduce.slicing import SliceResult, slice_run
@@ -42,6 +43,7 @@ _HELPS = {
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Draw the search as the paper's Figure 5 (png, svg, pdf; needs the plot extra).")
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@max_input_option
 def slice_command(
     program: Path,
     stdin_path: Path | None,
@@ -52,6 +54,7 @@ def slice_command(
     quiet: bool,
     debug: bool,
     jobs: int,
+    max_input_bytes: int,
     **values: Any,
 ) -> None:
     """Find the critical slice of a run of PROGRAM (STRIPE, Cleve & Zeller 2000).
@@ -66,6 +69,8 @@ def slice_command(
     are never skipped: they keep the run's control flow.
     """
     with errors(debug):
+        if program.exists():  # a missing one is the slice's to say
+            check_input_file(program, InputPolicy(max_bytes=max_input_bytes))
         options = OracleOptions(
             expect=values["expect"],
             match=values["match"],

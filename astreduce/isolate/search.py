@@ -29,7 +29,7 @@ from typing import Any
 
 from astreduce.dd import DDResult, Mode, Outcome, dd
 from astreduce.errors import DDPreconditionError, NotReproducibleError, ReductionStopped, UsageError
-from astreduce.files import FileTree, read_source, read_tree
+from astreduce.files import FileTree, InputPolicy, read_source, read_tree
 from astreduce.isolate.align import file_changes
 from astreduce.isolate.candidates import Bounds, Build, CandidateTrees
 from astreduce.isolate.changes import (
@@ -582,8 +582,10 @@ def isolate_paths(
     entry: str | None = None,
     stop: StopRequest | None = None,
     refine: bool = True,
+    reading: InputPolicy = InputPolicy(),
 ) -> IsolationResult:
-    """Isolate between two files or two folders, building the oracle from ``options`` on NEW.
+    """Isolate between two files or two folders, building the oracle from ``options`` on NEW (read as
+    ``reading`` says: the size limit, links in folders).
 
     Raises:
         UsageError: unreadable inputs, a file and a folder, bad options.
@@ -599,13 +601,13 @@ def isolate_paths(
     if jobs < 1:
         raise UsageError("-j must be at least 1")
     if old.is_dir():
-        old_tree, new_tree = read_tree(old), read_tree(new)
+        old_tree, new_tree = read_tree(old, reading), read_tree(new, reading)
         oracle = DirectoryOracle(options, entry)
         oracle.calibrate(new_tree)
         return isolate_trees(old_tree, new_tree, oracle, granularity, jobs=jobs, stop=stop, refine=refine)
     if entry is not None:
         raise UsageError("--entry goes with directories; for files the file itself runs")
-    old_source, new_source = read_source(old), read_source(new)
+    old_source, new_source = read_source(old, reading), read_source(new, reading)
     if old_source.text == new_source.text:
         raise UsageError("OLD and NEW are identical: there are no changes to isolate")
     try:

@@ -22,7 +22,6 @@ given in comments, so the module stays free of annotations.
 import json
 import os
 import resource
-import shutil
 import sys
 import tempfile
 import types
@@ -235,7 +234,7 @@ def serve_requests():
             data += chunk
         os.close(read_fd)
         _, status = os.waitpid(pid, 0)
-        shutil.rmtree(workdir, ignore_errors=True)
+        _confine_module().remove_tree(workdir)  # any depth, never following a link the candidate left
         try:
             report = json.loads(data.decode("utf-8"))
         except ValueError:

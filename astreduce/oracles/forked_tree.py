@@ -83,7 +83,8 @@ class ForkedTree:
                 if code is not None and (new or not known):
                     fresh[path] = code  # the spare was forked before the server had it
         if fresh:
-            self._server = remember_in_server(f"{__name__}:_keep", {(path, tree[path]): code for path, code in fresh.items()})
+            codes = {(path, tree[path]): code for path, code in fresh.items()}
+            self._server = remember_in_server(f"{__name__}:_keep", codes, self.limits)
         payload = (None, dict(tree), fresh, program, tuple(argv))  # None: a tree, not a candidate text
         job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, cpu_timeout)
         return job

@@ -315,7 +315,7 @@ def build_oracle(options: OracleOptions, original: Original, *, jobs: int = 1) -
 
 
 _DENIED_PATH = re.compile(r"(?:Permission denied|Read-only file system|Operation not permitted): '([^']+)'")
-_DENIED = re.compile(r"Permission denied|Operation not permitted|Errno 13|Errno 1\b|EACCES|EPERM")
+_DENIED = re.compile(r"Permission denied|Operation not permitted|Errno 13|Errno 1\b|EACCES|EPERM|Network is unreachable|Errno 101\b")
 
 
 def blame_confinement(options: OracleOptions, error: NotReproducibleError) -> AstReduceError:

@@ -180,7 +180,7 @@ def _call_in_child(predicate: Callable[[str], object], text: str, workdir: str, 
         die_with_parent()
         limits.apply()
         cap.join_before_spawning()
-        limits.confine_to(workdir, cap)
+        limits.confine_to(workdir)
         try:
             result = bool(predicate(text))
         except BaseException as error:  # the predicate's own failure: UNRESOLVED, never astreduce's
@@ -192,7 +192,7 @@ def _call_in_child(predicate: Callable[[str], object], text: str, workdir: str, 
     finally:
         try:
             flush_output()
-            report["spawned"] = cap.joined
+            report["spawned"] = cap.spawned
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)

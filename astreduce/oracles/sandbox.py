@@ -2,27 +2,34 @@
 
 What it does:
 
-* every test runs in an empty temporary directory of its own; afterwards
-  the directory is emptied for the next test when the candidate left only
-  its own files in it, else removed (creating and removing directories and
-  cgroups cost 3.5 ms a test, as much as the fork);
+* every test runs in an empty folder of its own, inside this process's
+  *room folder* (``TMPDIR/astreduce-TOKEN/``, see :class:`_Claim`);
+  afterwards the folder is emptied for the next test when the candidate
+  left only its own files in it, else removed (creating and removing
+  folders and cgroups cost 3.5 ms a test, as much as the fork);
 * the test runs in its own process group, and on a timeout or when its
   result is no longer wanted the whole group is killed;
 * when a pids cgroup can be created (as root on Linux), every process the
   test starts — grandchildren that left the process group included — is
-  counted (at most :attr:`Limits.processes`) and killed at the end;
-  otherwise RLIMIT_NPROC limits the user's processes (root ignores that);
+  counted (at most :attr:`Limits.processes`) and killed at the end; the
+  test's first process is moved into the cgroup *before* it is confined,
+  by a process that runs no code of the user's, so that no candidate can
+  write a ``cgroup.procs`` (it could move any process in, to be killed);
+  every cgroup made is killed and removed at exit; otherwise RLIMIT_NPROC
+  limits the user's processes (root ignores that);
 * limits on CPU time, address space (memory) and file size (RLIMIT_CPU,
-  RLIMIT_AS, RLIMIT_FSIZE).
-
+  RLIMIT_AS, RLIMIT_FSIZE);
 * confinement (:mod:`~astreduce.oracles.confine`, :meth:`Limits.confine_to`):
-  writes only in its folder and the allowed paths, no TCP, no signals out,
-  every other mount read-only, where the kernel allows it.
+  writes only in its folder and the allowed paths, no network, no System V
+  IPC shared with anything outside, no signals out, every other mount
+  read-only, where the kernel allows it;
+* a folder is removed without following a link the candidate left, at any
+  depth (:func:`~astreduce.oracles.confine.remove_tree`); one that cannot
+  be removed is named in one line when astreduce exits.
 
 What it does not do: restrict reads (a candidate may read any file the
-user can), UDP, or Unix sockets named by a path; and with
-``--no-confine``, or on a kernel without Landlock, a candidate can write
-wherever the user can.
+user can); and with ``--no-confine``, or on a kernel without Landlock and
+namespaces, a candidate can write wherever the user can.
 """
 
 from __future__ import annotations
@@ -78,16 +85,31 @@ class Limits:
     network: bool = False
     """Let a confined test bind and connect TCP sockets (``--allow-network``)."""
 
-    def confine_to(self, folder: str, cap: ProcessGroupCap | None = None) -> int:
+    def confine_to(self, folder: str, in_room: bool = False, room: bool = False) -> dict[str, int | bool]:
         """In the test's own process, before it runs anything: confine it to ``folder`` (and :attr:`writable`),
-        with ``TMPDIR`` there, so that tools which write temporary files still work; a test that joins its
-        pids cgroup only when it starts a process (``cap``) may still join it. The Landlock ABI applied
-        (0: not confined, by choice or for want of Landlock)."""
+        with ``TMPDIR`` there, so that tools which write temporary files still work. ``in_room``: the process
+        is a child of a room confined already (a fork server's); ``room``: it is such a room. What held
+        (:func:`~astreduce.oracles.confine.confine`; nothing when not confining)."""
         if not self.confine:
-            return 0
-        files = [str(cap.path / "cgroup.procs")] if cap is not None and cap.path is not None and not cap.joined else []
-        applied: int = confine.confine(folder, self.writable, files, self.network)  # type: ignore[no-untyped-call]  # free of annotations (run under other interpreters)
-        return applied
+            return {}
+        held: dict[str, int | bool] = confine.confine(  # type: ignore[no-untyped-call]  # free of annotations (run under other interpreters)
+            folder, self.writable, (), self.network, in_room, room
+        )
+        return held
+
+    def probe(self) -> dict[str, int | bool]:
+        """What confines a test under these limits on this machine, tried once in a forked child (cached):
+        the report's ``confinement`` (:data:`~astreduce.oracles.confine.LAYERS`); nothing holds when not confining."""
+        if not self.confine:
+            return {layer: 0 if layer == "landlock" else False for layer in confine.LAYERS}
+        key = (self.writable, self.network)
+        if key not in _probed:
+            folder = make_workdir()
+            try:
+                _probed[key] = confine.probe(folder, self.writable, self.network)  # type: ignore[no-untyped-call]  # free of annotations
+            finally:
+                remove_workdir(folder)
+        return dict(_probed[key])
 
     def apply(self, pid: int = 0) -> None:
         """Set the limits on the calling process (in the child, before exec'ing anything), or on
@@ -114,6 +136,10 @@ class Limits:
         """These limits with the CPU limit just above ``timeout``; the address
         space never below twice what the (forking) parent already uses."""
         return replace(self, cpu_seconds=int(timeout) + 2, memory_bytes=max(self.memory_bytes, 2 * virtual_memory()))
+
+
+#: What :meth:`Limits.probe` found, by (writable, network).
+_probed: dict[tuple[tuple[str, ...], bool], dict[str, int | bool]] = {}
 
 
 def enter_test_folder(workdir: str, output_name: str) -> None:
@@ -219,13 +245,20 @@ class ProcessGroupCap:
     When the cgroup cannot be created (not root, no cgroup v1 pids
     controller), :attr:`path` is ``None`` and only the process group is killed.
     A cgroup left empty by its test is kept for the next one (see :data:`_idle_cgroups`).
+
+    The test's first process joins before it is confined (:meth:`join`, or
+    a process running no code of the user's moves it there: the fork
+    server): a confined process can write no ``cgroup.procs``, so no
+    candidate can move another process into its cgroup to have it killed,
+    or out of one. Every cgroup this process made is killed and removed at
+    its exit (:func:`_at_exit`).
     """
 
     def __init__(self, limit: int, enabled: bool = True) -> None:
         self.path: Path | None = None
         self.limit = limit
-        self.joined = False
-        """In the test's process: whether it joined (it started, or was about to start, a process)."""
+        self.spawned = False
+        """In the test's process: whether it started, or was about to start, a process (:meth:`watch_spawning`)."""
         if not enabled:
             return
         while _idle_cgroups:
@@ -242,14 +275,17 @@ class ProcessGroupCap:
         candidate = _CGROUP_ROOT / f"astreduce-{os.getpid()}-{next(_counter)}"
         try:
             candidate.mkdir()
+        except OSError:
+            return
+        _made_cgroups.add(candidate)
+        try:
             (candidate / "pids.max").write_text(f"{limit}\n")
             self.path = candidate
         except OSError:
-            self.path = None
+            _remove_cgroup(candidate)
 
     def join(self, pid: int | None = None) -> None:
-        """Move the calling process (the test's first process), or process ``pid``, into the cgroup."""
-        self.joined = True
+        """Move the calling process (the test's first, before it is confined), or process ``pid``, into the cgroup."""
         if self.path is not None:
             try:
                 (self.path / "cgroup.procs").write_text(f"{os.getpid() if pid is None else pid}\n")
@@ -257,29 +293,30 @@ class ProcessGroupCap:
                 pass
 
     def join_before_spawning(self) -> None:
-        """Join the cgroup only when the calling process is about to start another.
+        """Join the cgroup now, before the process is confined, and note when it starts a process (:meth:`watch_spawning`)."""
+        self.join()
+        self.watch_spawning()
 
-        Joining costs a test about 2 ms, and most candidates never start a
-        process. An audit hook joins before any process-creating event
-        (``os.fork``, ``subprocess.Popen``, ``os.system``, ``os.exec*``,
-        ``os.posix_spawn``, any foreign call through ``ctypes``), and the
-        call multiprocessing's spawn uses is wrapped too. A process created
-        some other way (a C extension's own fork) escapes the count, but not
-        the process-group kill.
+    def watch_spawning(self) -> None:
+        """Note (:attr:`spawned`) when the calling process is about to start another: a test that started
+        none needs no look into its cgroup at its end (reading and killing its members costs 1-2 ms).
+
+        An audit hook watches for the events that start a process (``os.fork``,
+        ``subprocess.Popen``, ``os.system``, ``os.exec*``, ``os.posix_spawn``,
+        any foreign call through ``ctypes``), and the call multiprocessing's
+        spawn uses is wrapped too. A process started some other way (a C
+        extension's own fork) is still in the cgroup: the test's end finds
+        it when it looks (:meth:`release_unused`).
         """
         if self.path is None:
             return
-        joined = False
 
-        def join_once() -> None:
-            nonlocal joined
-            if not joined:
-                joined = True
-                self.join()
+        def note() -> None:
+            self.spawned = True
 
         def hook(event: str, args: tuple[object, ...]) -> None:
-            if not joined and event in _SPAWNING_EVENTS:
-                join_once()
+            if not self.spawned and event in _SPAWNING_EVENTS:
+                note()
 
         sys.addaudithook(hook)
         try:
@@ -287,26 +324,27 @@ class ProcessGroupCap:
 
             fork_exec = _posixsubprocess.fork_exec
 
-            def joining_fork_exec(*args: Any, **kwargs: Any) -> Any:  # fork_exec's own signature, passed on as it is
-                join_once()
+            def noting_fork_exec(*args: Any, **kwargs: Any) -> Any:  # fork_exec's own signature, passed on as it is
+                note()
                 return fork_exec(*args, **kwargs)
 
-            _posixsubprocess.fork_exec = joining_fork_exec
+            _posixsubprocess.fork_exec = noting_fork_exec
         except (ImportError, AttributeError):
             pass
 
     def unused(self) -> bool:
-        """True when no process of the test is in the cgroup (or there is no cgroup to look in)."""
+        """True when no live process of the test is in the cgroup (or there is no cgroup to look in)."""
         if self.path is None:
             return True
         try:
-            return not (self.path / "cgroup.procs").read_text().split()
-        except OSError:
+            return all(_is_zombie(int(pid)) for pid in (self.path / "cgroup.procs").read_text().split())
+        except (OSError, ValueError):
             return False
 
     def release_unused(self) -> None:
-        """Hand back a cgroup the test never joined (its report said so): nothing to kill."""
-        if self.path is not None and os.getpid() == _OWNER and len(_idle_cgroups) < _IDLE_LIMIT:
+        """Hand back the cgroup of a test that started no process (its report said so) for the next test; one
+        that holds a live process after all (started where no audit event shows) is killed first."""
+        if self.path is not None and os.getpid() == _OWNER and len(_idle_cgroups) < _IDLE_LIMIT and self.unused():
             _idle_cgroups.append((self.path, self.limit))
             self.path = None
         else:
@@ -316,30 +354,44 @@ class ProcessGroupCap:
         """Kill every live process left in the cgroup, then remove it (or keep it for the next test)."""
         if self.path is None:
             return
-        procs = self.path / "cgroup.procs"
-        for _ in range(50):
-            try:
-                pids = [int(p) for p in procs.read_text().split()]
-            except OSError:
-                break
-            live = [pid for pid in pids if not _is_zombie(pid)]
-            if not live:
-                break
-            for pid in live:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            time.sleep(0.001)
         path, self.path = self.path, None
-        try:  # a killed process leaves cgroup.procs at once, and pids.current once it is reaped
-            empty = not procs.read_text().split() and (path / "pids.current").read_text().strip() == "0"
-        except OSError:
-            empty = False
+        empty = _kill_members(path)
         if empty and len(_idle_cgroups) < _IDLE_LIMIT and os.getpid() == _OWNER:
             _idle_cgroups.append((path, self.limit))
         else:
             _remove_cgroup(path)
+
+
+def discard_cgroup(path: str) -> bool:
+    """Kill what is left in the cgroup at ``path`` and remove it (the fork server's end, for the tests it
+    could not hand back); whether it is gone."""
+    _kill_members(Path(path))
+    return _remove_cgroup(Path(path))
+
+
+def _kill_members(path: Path, patience: int = 50) -> bool:
+    """SIGKILL every live process in the cgroup at ``path`` until none is left (``patience`` looks, a
+    millisecond apart); whether it is then empty (a killed process leaves ``cgroup.procs`` at once, and
+    ``pids.current`` once it is reaped)."""
+    procs = path / "cgroup.procs"
+    for _ in range(patience):
+        try:
+            pids = [int(p) for p in procs.read_text().split()]
+        except (OSError, ValueError):
+            break
+        live = [pid for pid in pids if not _is_zombie(pid)]
+        if not live:
+            break
+        for pid in live:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.001)
+    try:
+        return not procs.read_text().split() and (path / "pids.current").read_text().strip() == "0"
+    except OSError:
+        return False
 
 
 #: Audit events that start a process (or may: any foreign call through ctypes).
@@ -351,6 +403,8 @@ _SPAWNING_EVENTS = frozenset(
 )
 #: Empty cgroups (and their pids.max) ready for the next test; removed at exit.
 _idle_cgroups: list[tuple[Path, int]] = []
+#: Every cgroup this process made and has not removed: each is killed and removed at exit.
+_made_cgroups: set[Path] = set()
 #: Empty test folders ready for the next test; removed at exit.
 _idle_workdirs: list[str] = []
 #: More idle cgroups or folders than tests that can run at once is waste.
@@ -364,26 +418,23 @@ def reap(pid: int) -> None:
     """Collect the exit of a killed test's process later: waiting for a large process
     to tear down costs 1-2 ms, and nothing needs its status."""
     _unreaped.append(pid)
-    still: list[int] = []
-    for child in _unreaped:
-        try:
-            done, _ = os.waitpid(child, os.WNOHANG)
-        except ChildProcessError:
-            continue
-        if done == 0:
-            still.append(child)
-    _unreaped[:] = still
+    reap_all()
 
 
 #: Killed test processes not yet collected (see :func:`reap`).
 _unreaped: list[int] = []
 
 
-def _remove_cgroup(path: Path) -> None:
+def _remove_cgroup(path: Path) -> bool:
+    """Remove an empty cgroup; False while processes (zombies not yet reaped among them) keep it busy."""
     try:
         path.rmdir()
-    except OSError:  # zombies not yet reaped keep it busy: leave it, it is empty of live processes
+    except FileNotFoundError:
         pass
+    except OSError:
+        return False
+    _made_cgroups.discard(path)
+    return True
 
 
 def _sweep_stale_cgroups() -> None:
@@ -414,16 +465,6 @@ def drop_idle_workdirs() -> None:
     children it has not reaped yet, and one of them may already be kept here for another test."""
     while _idle_workdirs and os.getpid() == _OWNER:
         remove_workdir(_idle_workdirs.pop())
-
-
-@atexit.register
-def _remove_idle() -> None:
-    if os.getpid() != _OWNER:
-        return
-    while _idle_cgroups:
-        _remove_cgroup(_idle_cgroups.pop()[0])
-    drop_idle_workdirs()
-    _Claim.end()
 
 
 def _is_zombie(pid: int) -> bool:
@@ -468,10 +509,26 @@ class EndedAtExit(Generic[E]):
 
 
 def make_workdir() -> str:
-    """An empty folder of its own for one test, named after this process's claim (:class:`_Claim`)."""
+    """An empty folder of its own for one test, in this process's room folder (:class:`_Claim`)."""
     if _idle_workdirs and os.getpid() == _OWNER:
         return _idle_workdirs.pop()
-    return tempfile.mkdtemp(prefix=f"{_Claim.token()}-")
+    room = _Claim.room()
+    try:
+        os.chmod(room, _ROOM_MODE)  # what a candidate may have changed (it cannot write there, but it owns it)
+    except OSError:
+        pass
+    return tempfile.mkdtemp(prefix=f"{_Claim.token()}-", dir=room)
+
+
+#: A room folder's mode: its owner may make and enter folders there, not list it, so that a candidate,
+#: which cannot write there but owns it, does not even learn the names of the other tests' folders.
+_ROOM_MODE = 0o300
+
+
+def room_folder() -> str:
+    """The folder every test folder of this process is made in (made with the first): a fork server's room
+    may write only beneath it."""
+    return _Claim.room()
 
 
 class _Claim:
@@ -483,16 +540,21 @@ class _Claim:
     makes a claim: a lock file ``astreduce-TOKEN.lock`` held with ``flock``
     for the life of this process (a forked child drops its copy, so that no
     candidate can unlock it; a killed astreduce's children die with it), and
-    every folder is named ``astreduce-TOKEN-…``. The next astreduce that
-    makes a claim takes the lock of every claim nobody holds, and removes
-    that claim's folders. A random token, not a pid: pids are reused, and
-    differ between the containers that may share one temporary folder. Where
-    the temporary folder cannot lock or link, folders are made unclaimed, as
+    a room folder ``astreduce-TOKEN/`` beside it, in which every test folder
+    is made (``astreduce-TOKEN/astreduce-TOKEN-…``: one folder beneath which
+    a fork server's confinement lets its children write, and nothing else of
+    the temporary folder). The next astreduce that makes a claim takes the
+    lock of every claim nobody holds, and removes that claim's room (and its
+    folders of the layout before rooms, ``astreduce-TOKEN-…`` beside the
+    lock). A random token, not a pid: pids are reused, and differ between
+    the containers that may share one temporary folder. Where the temporary
+    folder cannot lock or link, the room is made unclaimed, as folders were
     before claims.
     """
 
     _token: str | None = None
     _fd: int | None = None
+    _room: str | None = None
 
     @classmethod
     def token(cls) -> str:
@@ -502,6 +564,26 @@ class _Claim:
             if made:
                 _sweep_unclaimed(made)
         return cls._token
+
+    @classmethod
+    def room(cls) -> str:
+        """This process's room folder (made on first use)."""
+        if cls._room is None or not os.path.isdir(cls._room):
+            token = cls.token()
+            folder = tempfile.gettempdir()
+            if cls._fd is not None:
+                room = os.path.join(folder, token)
+                try:
+                    os.mkdir(room, 0o700)
+                except FileExistsError:
+                    info = os.lstat(room)
+                    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                        room = tempfile.mkdtemp(prefix=f"{token}-room-")  # not ours: a folder of our own instead
+            else:
+                room = tempfile.mkdtemp(prefix="astreduce-room-")
+            os.chmod(room, _ROOM_MODE)
+            cls._room = room
+        return cls._room
 
     @classmethod
     def _make(cls) -> str | None:
@@ -532,13 +614,16 @@ class _Claim:
 
     @classmethod
     def end(cls) -> None:
-        """At exit, when its tests have ended: this process's folders go (one whose test never ended
-        among them), then its claim."""
+        """At exit, when its tests have ended: this process's room goes (with the folder of a test that never
+        ended), then its claim; a room that will not go keeps its claim's lock file (unlocked once this process
+        is gone), for the next astreduce to try again."""
+        gone = True
+        if cls._room is not None:
+            gone = remove_workdir(cls._room)
+            cls._room = None
         if cls._fd is not None and cls._token is not None:
-            folder = Path(tempfile.gettempdir())
-            for left in folder.glob(f"{cls._token}-*"):
-                remove_workdir(str(left))
-            Path(folder, f"{cls._token}.lock").unlink(missing_ok=True)
+            if gone:
+                Path(tempfile.gettempdir(), f"{cls._token}.lock").unlink(missing_ok=True)
             os.close(cls._fd)
             cls._fd = None
 
@@ -554,12 +639,13 @@ class _Claim:
 os.register_at_fork(after_in_child=_Claim.forget_in_child)
 
 
-#: The name of a claim: a lock file's name less ``.lock``, the prefix of its folders.
+#: The name of a claim: a lock file's name less ``.lock``, its room's name, the prefix of its folders.
 _TOKEN = re.compile(r"astreduce-[0-9a-f]{12}")
 
 
 def _sweep_unclaimed(mine: str) -> None:
-    """Remove the test folders of every claim no process holds any more (see :class:`_Claim`)."""
+    """Remove the rooms (and test folders) of every claim no process holds any more (see :class:`_Claim`).
+    Never raises: what cannot be removed is named at exit."""
     folder = Path(tempfile.gettempdir())
     try:
         claims = list(folder.glob("astreduce-*.lock"))
@@ -579,10 +665,12 @@ def _sweep_unclaimed(mine: str) -> None:
             os.close(fd)
             continue
         try:
-            for stale in folder.glob(f"{token}-*"):
+            gone = True
+            for stale in [folder / token, *folder.glob(f"{token}-*")]:
                 if stale.is_dir() and not stale.is_symlink():
-                    remove_workdir(str(stale))
-            lock.unlink(missing_ok=True)
+                    gone = remove_workdir(str(stale)) and gone
+            if gone:
+                lock.unlink(missing_ok=True)
         except OSError:
             pass
         finally:
@@ -614,14 +702,79 @@ def release_workdir(path: str, own_files: frozenset[str]) -> None:
     remove_workdir(path)
 
 
-def remove_workdir(path: str) -> None:
-    """Remove a test's folder, even when the candidate made parts of it read-only."""
-    shutil.rmtree(path, ignore_errors=True)
-    if os.path.exists(path):
-        for root, folders, files in os.walk(path):
-            for name in folders + files:
-                try:
-                    os.chmod(os.path.join(root, name), 0o700)
-                except OSError:
-                    pass
-        shutil.rmtree(path, ignore_errors=True)
+def remove_workdir(path: str) -> bool:
+    """Remove a test's folder, whatever the candidate left in it (:func:`~astreduce.oracles.confine.remove_tree`:
+    any depth, links removed and never followed, parts made read-only). A killed candidate may add to it while
+    it dies: a folder that will not go is tried again a few times, and at exit. Never raises; one that will
+    not go even then is named in one line when this process exits. Whether it is gone."""
+    for delay in _REMOVAL_DELAYS:
+        try:
+            gone: bool = confine.remove_tree(path)  # type: ignore[no-untyped-call]  # free of annotations
+        except Exception:  # never a traceback for a folder: it is named at exit instead
+            gone = False
+        if gone or not os.path.lexists(path):
+            _unremoved.pop(path, None)
+            return True
+        time.sleep(delay)
+    _unremoved.setdefault(path, None)
+    return False
+
+
+#: Pauses between the tries of :func:`remove_workdir` (the last before it gives up).
+_REMOVAL_DELAYS = (0.001, 0.01, 0.05)
+
+
+#: Folders (and cgroups) that could not be removed, named when this process exits.
+_unremoved: dict[str, None] = {}
+
+
+def _remove_cgroups(patience: float = 2.0) -> None:
+    """Kill what is left in every cgroup this process made, and remove them all; killed processes keep a
+    cgroup busy until they are reaped, so this tries again for up to ``patience`` seconds."""
+    while _idle_cgroups:
+        _made_cgroups.add(_idle_cgroups.pop()[0])
+    deadline = time.monotonic() + patience
+    while _made_cgroups:
+        for path in list(_made_cgroups):
+            _kill_members(path, patience=1)
+            reap_all()
+            _remove_cgroup(path)
+        if not _made_cgroups or time.monotonic() >= deadline:
+            break
+        time.sleep(0.005)
+    for path in _made_cgroups:
+        _unremoved.setdefault(str(path), None)
+
+
+def reap_all() -> None:
+    """Collect every killed test process of this one that has ended (see :func:`reap`)."""
+    still: list[int] = []
+    for child in _unreaped:
+        try:
+            done, _ = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        if done == 0:
+            still.append(child)
+    _unreaped[:] = still
+
+
+@atexit.register
+def _at_exit() -> None:
+    """This process's end: its cgroups, then its idle folders and its room (see :class:`_Claim`); what would
+    not go is named in one line on standard error."""
+    if os.getpid() != _OWNER:
+        return
+    for path in list(_unremoved):  # their processes are dead by now
+        remove_workdir(path)
+    _remove_cgroups()
+    drop_idle_workdirs()
+    _Claim.end()
+    if _unremoved:
+        left = list(_unremoved)
+        shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+        try:
+            sys.stderr.write(f"astreduce: could not remove what a test left: {shown}; remove it by hand\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass

@@ -239,18 +239,21 @@ class Spare:
     runs on the other core; its own test then begins with a write to a pipe.
     The spare puts itself in its own process group before it waits. It
     leaves when its pipe closes unused (astreduce closed it, or died, even by
-    ``kill -9``). A spare of the fork server confines itself before it waits
-    (Landlock and the read-only view cost 0.9 ms a test) and takes the
-    parent-death signal; the server removes its folder if it is left
-    waiting. One forked here (no server serves) confines itself once its
-    test came, and removes its own folder when it is left waiting.
+    ``kill -9``). A spare of the fork server is forked by a room of it (see
+    :mod:`~astreduce.oracles.forkserver`), moved into its test's pids cgroup
+    by the server, and confines itself before it waits (Landlock to its own
+    folder, no capabilities; the room's namespaces and socket filter stay),
+    and takes the parent-death signal; the server
+    removes its folder if it is left waiting. One forked here (no server
+    serves) joins its cgroup and confines itself once its test came, and
+    removes its own folder when it is left waiting.
     """
 
     def __init__(self, limits: Limits) -> None:
         self.workdir = make_workdir()
         self.limits = limits
         self.cap = ProcessGroupCap(limits.processes)
-        """Its test's pids cgroup, known before it waits: a confined spare may write only this one's members."""
+        """Its test's pids cgroup: the server moves the spare there before it answers with its pid."""
         cgroup = None if self.cap.path is None else str(self.cap.path)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -267,7 +270,10 @@ class Spare:
         for _ in range(2):  # a server that died (a candidate without confinement may kill it) is replaced
             try:
                 self.server = fork_server(SERVED_MAIN, PREPARE_SERVER)
-                self._reply = self.server.spawn(command_read, report_write, self.workdir, (astuple(limits), cgroup))
+                self._reply = self.server.spawn(
+                    command_read, report_write, self.workdir, (astuple(limits), cgroup),
+                    room=(limits.confine, limits.writable, limits.network), cgroup=cgroup,
+                )
                 break
             except OSError:
                 forget_server()
@@ -292,7 +298,10 @@ class Spare:
         OSError when the server died before it answered."""
         if self._pid is None:
             assert self.server is not None and self._reply is not None
-            self._pid = self.server.answer(self._reply)
+            pid = self.server.answer(self._reply)
+            if pid < 2:  # no child's: a kill of its group, or a wait for it, must never name another
+                raise ConnectionError("the fork server answered no child")
+            self._pid = pid
         return self._pid
 
     def send(self, message: bytes) -> bool:
@@ -359,13 +368,13 @@ def start_server() -> None:
         pass
 
 
-def remember_in_server(function: str, data: object) -> int | None:
-    """Have the fork server (started now if need be) keep ``data`` for the children it forks from now on
-    (see :meth:`~astreduce.oracles.forkserver.ForkServer.remember`): the server's pid, None when no
-    server serves (a child then does without)."""
+def remember_in_server(function: str, data: object, limits: Limits) -> int | None:
+    """Have the fork server's room for ``limits`` (started now if need be) keep ``data`` for the children it
+    forks from now on (see :meth:`~astreduce.oracles.forkserver.ForkServer.remember`): the server's pid,
+    None when no server serves (a child then does without)."""
     try:
         server = fork_server(SERVED_MAIN, PREPARE_SERVER)
-        server.remember(function, data)
+        server.remember(function, data, room=(limits.confine, limits.writable, limits.network))
     except OSError:
         return None
     return server.pid
@@ -401,9 +410,11 @@ def served_spare_main(command_fd: int, report_fd: int, workdir: str, args: tuple
 def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, cgroup: str | None, served: bool = False) -> None:
     """A spare child: get ready, wait for the candidate, run it; never returns.
 
-    ``served``: forked by the fork server, which was prepared (warnings, frozen
-    objects) and removes the folder of a spare left waiting; such a spare
-    confines itself before it waits, so that its test starts at once.
+    ``served``: forked by a room of the fork server, which was prepared (warnings, frozen
+    objects), is confined and in its own network namespace, moved into its cgroup by the
+    server, which removes the folder of a spare left waiting; such a spare confines itself
+    before it waits, so that its test starts at once. One forked by astreduce joins its
+    cgroup before it confines itself, once its test came.
     """
     report: dict[str, object] = {"ending": "crash"}
     cap = ProcessGroupCap(limits.processes, enabled=False)
@@ -417,8 +428,8 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
         limits.apply()
         if served:  # from here on the candidate's: its folder only, no network
             die_with_parent()
-            cap.join_before_spawning()
-            limits.confine_to(workdir, cap)
+            cap.watch_spawning()  # in its cgroup already: the server moved it there
+            limits.confine_to(workdir, in_room=True)
         header = _read_exactly(command_fd, 8)
         message = _read_exactly(command_fd, int.from_bytes(header, "little")) if len(header) == 8 else b""
         os.close(command_fd)
@@ -436,8 +447,8 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
             limits = Limits(*changed_limits)
             limits.apply()
         if not served:
-            cap.join_before_spawning()
-            limits.confine_to(workdir, cap)  # from here on the candidate's: its folder only, no network
+            cap.join_before_spawning()  # before it is confined: then no candidate can write a cgroup.procs
+            limits.confine_to(workdir)  # from here on the candidate's: its folder only, no network
         if payload[0] is None:  # a tree and its entry (astreduce.oracles.forked_tree)
             from astreduce.oracles.forked_tree import run_tree
 
@@ -454,7 +465,7 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
     finally:
         flush_output()
         try:
-            report["spawned"] = cap.joined
+            report["spawned"] = cap.spawned
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)

@@ -7,7 +7,9 @@ oracle's business, not a transform's. So the run lives here: a
 oracles run a candidate (dying with astreduce, under the same resource
 limits, in a temporary folder, with a timeout), and the transform is handed
 a tracer (:meth:`~astreduce.transforms.constants.ValueFromTrace.configure`)
-and only asks it for values.
+and only asks it for values. The run is confined as the oracle's
+candidates are, with the same allowances (``--allow-write``,
+``--allow-network``, ``--no-confine``): the oracle hands its limits on.
 """
 
 from __future__ import annotations
@@ -15,18 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from astreduce.files import materialise
 from astreduce.interpreters import version_of
 from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.sandbox import Limits, pdeathsig_launcher, wait_exit
+from astreduce.oracles.sandbox import Limits, make_workdir, pdeathsig_launcher, remove_workdir, wait_exit
 
 #: Longest repr of a recorded value that is proposed.
 MAX_REPR = 120
@@ -267,7 +267,7 @@ def _trace_run(
     text: str, candidates: list[int], append: str, search_path: str, timeout: float, python: str,
     tree: tuple[dict[str, str], str, str] | None = None, sandbox: Limits | None = None,
 ) -> tuple[dict[int, str], frozenset[int]]:
-    workdir = tempfile.mkdtemp(prefix="astreduce-trace-")
+    workdir = make_workdir()  # in the room folder: claimed, so that a killed astreduce's goes with the next one
     try:
         program = text if not append else text + ("" if text.endswith("\n") else "\n") + append
         text_path = os.path.join(workdir, "text.py")
@@ -328,4 +328,4 @@ def _trace_run(
             frozenset(n for n in varying if isinstance(n, int)),
         )
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_workdir(workdir)

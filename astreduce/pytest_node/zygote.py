@@ -17,6 +17,12 @@ when it is ready). A zygote depends on the files it read while starting
 configuration file); a candidate that changes one of them cannot use it.
 Such a candidate runs as a plain process, and when the same inputs come
 back (the new best changed a conftest) a new pool is started for them.
+
+A zygote runs the project's code (its conftests, their ``pytest_configure``,
+its plugins), so it confines itself before it imports pytest, as a test is
+confined and with the same allowances, to its folder; each test then
+narrows that to the same folder, without the zygote's capabilities
+(:func:`~astreduce.oracles.confine.confine`).
 """
 
 from __future__ import annotations
@@ -28,7 +34,6 @@ import select
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -37,7 +42,7 @@ from typing import Any
 
 from astreduce.files import materialise
 from astreduce.oracles import confine
-from astreduce.oracles.sandbox import EndedAtExit, Limits, pdeathsig_launcher
+from astreduce.oracles.sandbox import EndedAtExit, Limits, make_workdir, pdeathsig_launcher, remove_workdir
 
 #: The script every zygote runs.
 ZYGOTE_SCRIPT = Path(__file__).with_name("_zygote.py")
@@ -103,7 +108,7 @@ class Zygote:
     """
 
     def __init__(self, setup: Setup, tree: Mapping[str, str], defer: frozenset[str] = frozenset()) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="astreduce-zygote-"))
+        self.folder = Path(make_workdir())  # in the room folder: claimed, as every test's
         self.project = self.folder / "p"
         shutil.copytree(setup.template, self.project, symlinks=True)
         self.files = {p: t for p, t in tree.items() if p not in defer}
@@ -325,7 +330,7 @@ class Zygote:
             pass
         if self.error is None:
             self.error = ZygoteStartError("configure", "closed")
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_workdir(str(self.folder))
         _live.discard(self)
 
 

@@ -114,9 +114,11 @@ def write_report(
 
 
 def confinement(options: OracleOptions) -> dict[str, Any]:
-    """How the candidates ran: ``confined`` (whether this kernel confined them as asked) and the Landlock ABI."""
+    """How the candidates ran: ``confined`` (whether this kernel confined them as asked), the Landlock ABI, and
+    ``confinement``, which layers of the room held (``docs/sandbox.md``; all false with ``--no-confine``)."""
     abi: int = confine.abi()  # type: ignore[no-untyped-call]  # free of annotations (run under other interpreters)
-    return {"confined": options.confine and abi > 0, "landlock_abi": abi if options.confine else 0}
+    held = options.limits().probe()
+    return {"confined": options.confine and abi > 0, "landlock_abi": abi if options.confine else 0, "confinement": held}
 
 
 def is_stdout(path: str | Path | None) -> bool:
