@@ -191,3 +191,102 @@ def test_a_plan_is_frozen() -> None:
     except dataclasses.FrozenInstanceError:
         return
     raise AssertionError("a Plan could be written")
+
+
+# --- no cycle, and judging apart from running -----------------------------------------
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Every astreduce module → the astreduce modules it imports (at the top or late), by module name."""
+    modules = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = {target for target, _ in imports(path) if target in modules and target != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycle() -> None:
+    """Late imports included: a cycle hidden in a function is still two modules that need each other.
+    A package's ``__init__`` importing its own modules is no cycle of ideas, so those arrows are left out."""
+    graph = module_graph()
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not (t.startswith(name + ".") or name.startswith(t + ".") and t != "astreduce")}
+    assert not cycles(graph), f"modules that import each other: {cycles(graph)}"
+
+
+def test_the_rule_sees_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: Calls that start a process (or replace this one).
+PROCESS_STARTS = frozenset({
+    "subprocess.Popen", "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+    "os.fork", "os.forkpty", "os.posix_spawn", "os.posix_spawnp", "os.system", "os.popen",
+    "os.execv", "os.execve", "os.execvp", "os.execvpe", "os.execl", "os.execle", "os.execlp", "os.execlpe",
+    "pty.fork", "pty.spawn", "multiprocessing.Process",
+})
+
+
+def process_starts(path: Path) -> list[str]:
+    """Where ``path`` calls one of :data:`PROCESS_STARTS` (written as ``module.function``)."""
+    return [
+        f"{path.name}:{node.lineno}: {ast.unparse(node.func)}"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in PROCESS_STARTS
+    ]
+
+
+def test_oracles_only_judge() -> None:
+    """Starting processes, confining them and collecting what they report is ``run/``'s: an oracle decides
+    FAIL, PASS or UNRESOLVED from a run, and starts it through ``run/``."""
+    started = [line for path in sorted((PACKAGE / "oracles").rglob("*.py")) for line in process_starts(path)]
+    assert not started, "start it through astreduce/run/:\n" + "\n".join(started)
+
+
+def test_the_rule_sees_a_process_start(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("import os, subprocess\nsubprocess.Popen(['true'])\npid = os.fork()\nos.getpid()\n")
+    assert process_starts(module) == ["m.py:2: subprocess.Popen", "m.py:3: os.fork"]
