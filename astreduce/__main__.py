@@ -14,7 +14,7 @@ RUN_CANDIDATES = frozenset({"reduce", "batch", "slice", "isolate", "compare"})
 
 def launch() -> None:
     if sys.argv[1:2] and sys.argv[1] in RUN_CANDIDATES:
-        from astreduce.oracles.spare import start_server
+        from astreduce.run.spare import start_server
 
         start_server()
     from astreduce.cli import main as command_line

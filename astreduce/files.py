@@ -52,6 +52,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astreduce.errors import UsageError
+from astreduce.file_checks import (
+    InputPolicy,
+    check_input_file,
+    check_output_folder,
+    check_writable_file,
+    file_kind,
+    in_units,
+)
 
 #: PEP 263's coding declaration, as the tokenizer looks for it on the first two lines.
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -109,101 +117,6 @@ def newline_of(text: str, default: str = "\n") -> str:
     return match.group() if match else default
 
 
-#: The largest input file read (16 MiB) unless ``--max-input-bytes`` raises it: a Python program larger
-#: than that is most likely a mistake, and its reduction would take days.
-MAX_INPUT_BYTES = 16 << 20
-
-#: File systems whose files are the kernel's, not the user's: never an input, never an output.
-_KERNEL_FILE_SYSTEMS = ("/proc", "/sys")
-
-
-@dataclass(frozen=True)
-class InputPolicy:
-    """How inputs are read: the largest file (``--max-input-bytes``), and whether a link inside an input
-    folder is followed when it stays inside (``--follow-symlinks``)."""
-
-    max_bytes: int = MAX_INPUT_BYTES
-    follow_symlinks: bool = False
-
-
-#: For a file the command line has checked already (a batch's input, read again where it runs): no size
-#: limit, and still nothing but a regular file.
-CHECKED = InputPolicy(max_bytes=1 << 62)
-
-
-def _kind(mode: int) -> str:
-    """What a file of this mode is, in words (for an error message)."""
-    for test, kind in (
-        (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"),
-    ):
-        if test(mode):
-            return kind
-    return "not a regular file"
-
-
-def _on_kernel_file_system(path: str | Path) -> str | None:
-    """The kernel file system (``/proc``, ``/sys``) that ``path``, or a link on the way to it, names (a link to
-    ``/proc/self/fd/1`` leads to whatever standard output is), or None."""
-    for step in _steps(path):
-        for root in _KERNEL_FILE_SYSTEMS:
-            if step == root or step.startswith(root + os.sep):
-                return root
-    return None
-
-
-def _steps(path: str | Path) -> list[str]:
-    """``path`` made absolute, then each path a link on the way names (each made absolute), then where it
-    all leads: every place a write to ``path`` would go through."""
-    found = [os.path.abspath(path)]
-    for _ in range(40):  # the kernel's own limit of links followed
-        parts = found[-1].split(os.sep)
-        for index in range(2, len(parts) + 1):
-            prefix = os.sep.join(parts[:index])
-            if os.path.islink(prefix):
-                try:
-                    target = os.readlink(prefix)
-                except OSError:
-                    break
-                found.append(os.path.normpath(os.path.join(os.path.dirname(prefix), target, *parts[index:])))
-                break
-        else:
-            break
-    found.append(os.path.realpath(path))
-    return found
-
-
-def _in_units(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} bytes"
-
-
-def check_input_file(path: str | Path, policy: InputPolicy = InputPolicy()) -> os.stat_result:
-    """Raise UsageError unless ``path`` is a regular file (links followed) under the policy's size limit, and
-    not a kernel file; its ``stat`` otherwise. Checks what it can without reading a byte."""
-    kernel = _on_kernel_file_system(path)
-    if kernel is not None:
-        raise UsageError(f"{path}: is on {kernel}, the kernel's own files; astreduce reads regular files only")
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise UsageError(f"{path}: cannot read: No such file or directory") from None
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise UsageError(f"{path}: is a directory, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"{path}: is {_kind(info.st_mode)}, not a regular file; astreduce reads regular files only")
-    if info.st_size > policy.max_bytes:
-        raise UsageError(
-            f"{path}: is {_in_units(info.st_size)}, over the input limit of {_in_units(policy.max_bytes)}; "
-            f"raise it with --max-input-bytes {info.st_size}"
-        )
-    return info
-
-
 def _read_limited(path: str | Path, policy: InputPolicy) -> bytes:
     """The bytes of a file :func:`check_input_file` accepted, never more than the limit (it may grow meanwhile)."""
     info = check_input_file(path, policy)
@@ -215,7 +128,7 @@ def _read_limited(path: str | Path, policy: InputPolicy) -> bytes:
     except OSError as error:
         raise UsageError(f"{path}: cannot read: {error.strerror}") from None
     if len(data) > policy.max_bytes:
-        raise UsageError(f"{path}: grew over the input limit of {_in_units(policy.max_bytes)} while it was read; raise it with --max-input-bytes")
+        raise UsageError(f"{path}: grew over the input limit of {in_units(policy.max_bytes)} while it was read; raise it with --max-input-bytes")
     return data
 
 
@@ -282,36 +195,6 @@ def check_outputs(outputs: Iterable[tuple[Path | None, str]], source: Path | Non
     for path, what in outputs:
         if path is not None and str(path) != "-":
             check_output_path(path, source, what=what)
-
-
-def check_writable_file(target: Path, what: str = "output") -> None:
-    """Raise UsageError unless ``target`` (links followed) is a regular file astreduce may replace, or a new
-    name in a folder it may write: never a device, a FIFO, a socket, or a file of ``/proc`` or ``/sys``,
-    which an atomic replace would turn into a regular file (``-o /dev/null`` did, as root)."""
-    kernel = _on_kernel_file_system(target)
-    if kernel is not None:
-        raise UsageError(f"{target}: the {what} would be written on {kernel}, the kernel's own files; write it to a regular file")
-    try:
-        info: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        info = None
-    except OSError as error:
-        raise UsageError(f"{target}: cannot write the {what}: {error.strerror}") from None
-    if info is not None:
-        if stat.S_ISDIR(info.st_mode):
-            raise UsageError(f"{target}: the {what} is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise UsageError(
-                f"{target}: the {what} is {_kind(info.st_mode)}, not a regular file; "
-                f"astreduce writes its {what} to a regular file, or to a new one"
-            )
-        if not os.access(target, os.W_OK):
-            raise UsageError(f"{target}: cannot write the {what}: Permission denied")
-    folder = Path(os.path.realpath(target)).parent
-    if not folder.is_dir():
-        raise UsageError(f"{target}: the {what}'s folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"{target}: cannot write the {what}: its folder {folder} is not writable")
 
 
 def _temporary_prefix(target: Path) -> str:
@@ -546,7 +429,7 @@ def walk_files(top: Path, root: Path, policy: InputPolicy = InputPolicy()) -> It
             if entry.name.endswith(SKIPPED_SUFFIXES):
                 continue
             if not stat.S_ISREG(info.st_mode):
-                raise UsageError(f"{shown}: is {_kind(info.st_mode)}, not a regular file; astreduce reads regular files only")
+                raise UsageError(f"{shown}: is {file_kind(info.st_mode)}, not a regular file; astreduce reads regular files only")
             yield real, logical
         stack.extend(reversed(below))
 
@@ -593,21 +476,6 @@ def default_output_dir(paths: Sequence[Path]) -> Path:
     if first.is_dir():
         return first.resolve().with_name(first.resolve().name + ".reduced")
     return first.with_name(f"{first.stem}.reduced")
-
-
-def check_output_folder(target: Path) -> None:
-    """Raise UsageError, before any work, when the output directory ``target`` cannot be made or replaced: on a
-    kernel file system, in a folder astreduce may not write, or where a file of another kind is."""
-    kernel = _on_kernel_file_system(target)
-    if kernel is not None:
-        raise UsageError(f"{target}: the output would be written on {kernel}, the kernel's own files; write it elsewhere")
-    folder = target.resolve().parent
-    if not folder.is_dir():
-        raise UsageError(f"{target}: the output's folder {target.parent} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"{target}: cannot write the output: its folder {folder} is not writable")
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"{target}: the output must be a directory, and this is {'a file' if target.is_file() else _kind(target.stat().st_mode)}")
 
 
 def check_output_dir(target: Path, given: InputTree) -> None:

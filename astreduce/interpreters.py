@@ -71,7 +71,7 @@ def version_of(python: str) -> tuple[int, int]:
         raise UsageError(f"--python {python}: cannot run it: {error}") from None
 
 
-#: The oldest interpreter the exec oracle's worker (``oracles/_worker_main.py``) runs under.
+#: The oldest interpreter the exec oracle's worker (``run/_worker_main.py``) runs under.
 OLDEST_WORKER = (3, 6)
 
 

@@ -47,7 +47,8 @@ from astreduce.compare import (
     plot_comparison,
     render_table,
 )
-from astreduce.oracles import Oracle, Run, Verdict
+from astreduce.oracles import Oracle, Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 
 SEED = 1

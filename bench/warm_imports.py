@@ -1,7 +1,7 @@
 """What a candidate's imports cost a test under the exec oracle: its imports against the same program without them.
 
 The fork server imports the original's leading imports once, before it forks
-the tests' children (``astreduce.oracles.forkserver.preload``), so a test
+the tests' children (``astreduce.run.forkserver.preload``), so a test
 should cost about the same whether its program imports a heavy module or
 not. This bench judges programs that import modules (the standard library's
 heavy ones, then numpy when it is installed) and the same program without

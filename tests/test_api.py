@@ -15,7 +15,8 @@ import pytest
 
 import astreduce
 from astreduce import AstReduceError, NotReproducibleError, ReductionStopped, Result, UsageError, reduce_file, reduce_source
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.reduce.report import report_dict
 from astreduce.search.session import ProgressEvent

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from astreduce.search.schedule import row
-from astreduce.oracles import Prepared, Run, Verdict
+from astreduce.oracles import Prepared, Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.search.greedy import Memory, apply_greedily, change_key
 from astreduce.reduce.single import reduce_source

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from astreduce.batch import BucketJob, reduce_bucket, run_input
-from astreduce.oracles import Run
+from astreduce.run import Run
 from astreduce.oracles.options import OracleOptions
 from astreduce.oracles.signature import neutral, signature_of
 from astreduce.reduce.single import ReduceConfig

@@ -543,7 +543,8 @@ def test_signal_leaves_no_candidate_running(early_interrupt: EarlyInterrupt) -> 
 
 def test_cancelling_a_test_interrupted_while_it_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a Ctrl-C at the wrong moment did before the CLI stopped between tests: exit 1, a traceback."""
-    from astreduce.oracles import Target, execution, spare
+    from astreduce.oracles import Target, execution
+    from astreduce.run import spare
 
     oracle = execution.ExecOracle(target=Target("ValueError", match="type"), timeout=10)
     pending = oracle.start("raise ValueError('x')\n")

@@ -41,7 +41,8 @@ from astreduce.compare import (
 )
 from astreduce.cli.compare import compare_command
 from astreduce.errors import UsageError
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent

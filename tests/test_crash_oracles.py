@@ -285,7 +285,7 @@ def test_a_worker_that_exits_is_a_usage_error(tmp_path: Path) -> None:
 def test_a_worker_that_never_answers_is_a_usage_error_not_a_wait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, astreduce waited on the worker's pipe for ever, whatever --timeout said."""
     from astreduce import reduce_source
-    from astreduce.oracles import worker
+    from astreduce.run import worker
 
     monkeypatch.setattr(worker, "REPLY_SECONDS", 1.0)  # the real deadline is a minute
     fake = _fake_python(tmp_path, "exec sleep 600")
@@ -329,7 +329,7 @@ def test_a_worker_report_right_behind_its_pid_is_read_at_once(tmp_path: Path) ->
     """A fast child's report can reach the pipe with its pid line, in one read: it must not wait for the deadline."""
     import time
 
-    from astreduce.oracles.worker import Worker
+    from astreduce.run.worker import Worker
 
     script = tmp_path / "both_lines.py"
     script.write_text(

@@ -1,4 +1,4 @@
-"""A tree's tests in forked children (``astreduce.oracles.forked_tree``) end as the plain processes do.
+"""A tree's tests in forked children (``astreduce.run.forked_tree``) end as the plain processes do.
 
 Every candidate below is judged twice by the same calibrated tree oracle:
 once in a child forked from this process (the tree written into its
@@ -108,9 +108,9 @@ def test_a_trees_code_compiled_once_serves_every_later_child() -> None:
     # code compiled here names its file as in the tree (pkg/mod.py); a child that compiled the file
     # itself would name it by its folder's absolute path. The fork server keeps the code for the
     # children it forks later, and a server that replaces a dead one is given it again.
-    from astreduce.oracles.forked_tree import ForkedTree
-    from astreduce.oracles.forkserver import forget_server
-    from astreduce.oracles.sandbox import Limits
+    from astreduce.run.forked_tree import ForkedTree
+    from astreduce.run.forkserver import forget_server
+    from astreduce.run.sandbox import Limits
 
     tree = {
         "main.py": "import pkg.mod\nraise ValueError(pkg.mod.f.__code__.co_filename)\n",
@@ -136,7 +136,7 @@ def test_the_entrys_imports_are_made_by_the_fork_server_but_not_the_trees_module
     # test's); a module of the tree's own is always the test's, even when something installed has its name.
     # Each run notes what it saw in a file; the message is the same whichever way it runs, so that the
     # forked runs are kept (they must end as the plain runs do)
-    from astreduce.oracles import forkserver
+    from astreduce.run import forkserver
 
     library, seen = tmp_path / "library", tmp_path / "seen"
     library.mkdir()

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from astreduce.oracles import forkserver
+from astreduce.run import forkserver
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.forkserver import forget_server, running_server
+from astreduce.run.forkserver import forget_server, running_server
 
 
 def _parent_of_a_test(oracle: ExecOracle) -> int:
@@ -245,7 +245,7 @@ def test_a_server_that_cannot_start_is_a_fork_of_astreduce(new_server: Path, mon
     ],
 )
 def test_the_imports_preloaded_are_the_leading_ones_and_those_loaded_here(text: str, append: str, expected: tuple[str, ...]) -> None:
-    from astreduce.oracles.execution import preloadable
+    from astreduce.run.preload import preloadable
 
     assert "json" in sys.modules and "not_loaded_a" not in sys.modules
     assert preloadable(text, append) == expected
@@ -261,7 +261,7 @@ def test_a_module_in_the_working_folder_does_not_reach_the_server(tmp_path: Path
     script = tmp_path / "owner.py"
     script.write_text(
         "from astreduce.oracles.execution import ExecOracle\n"
-        "from astreduce.oracles.forkserver import running_server\n"
+        "from astreduce.run.forkserver import running_server\n"
         "oracle = ExecOracle(timeout=30)\n"
         "print(oracle.run('raise ValueError(1)\\n').ending, running_server().fresh)\n"
         "oracle.close()\n"

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from astreduce.cli import main
 from astreduce.errors import UsageError
 from astreduce.grammar import Grammar, GrammarSearch, render
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.search.session import Session
 

@@ -33,7 +33,8 @@ from astreduce import reduce_source
 from astreduce.errors import UsageError
 from astreduce.interpreters import resolve_python
 from astreduce.source.measure import measure
-from astreduce.oracles import Finished, Run, Verdict
+from astreduce.oracles import Finished, Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.fstrings import token_count

@@ -36,7 +36,7 @@ import pytest
 from hostile_world import World, cgroups_of_gone_processes, make_world
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.oracles import confine
+from astreduce.run import confine
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.single import ReduceConfig, reduce_with
 

@@ -56,7 +56,8 @@ from astreduce.isolate import (
     tree_changes,
     unified_diff,
 )
-from astreduce.oracles import Oracle, Run, Verdict
+from astreduce.oracles import Oracle, Verdict
+from astreduce.run import Run
 from astreduce.oracles.options import OracleOptions, Original, build_oracle
 from astreduce.outcome import Outcome
 

@@ -10,7 +10,7 @@ import pytest
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.oracles.predicate import PredicateOracle
-from astreduce.oracles.sandbox import Limits
+from astreduce.run.sandbox import Limits
 from astreduce.outcome import Outcome
 from astreduce.reduce.single import reduce_source
 

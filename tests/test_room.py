@@ -50,7 +50,8 @@ from click.testing import CliRunner
 from hostile_world import SEGMENT, World, cgroups_of_gone_processes, left_ipc, make_world
 
 from astreduce.cli import main
-from astreduce.oracles import Target, confine
+from astreduce.oracles import Target
+from astreduce.run import confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.options import OracleOptions
@@ -354,7 +355,7 @@ def _attack(path: str, world: World, tmp_path_factory: pytest.TempPathFactory) -
 
 def _room_folders() -> set[str]:
     """The test folders now in this process's room folder (another xdist worker's are its own business)."""
-    from astreduce.oracles.sandbox import room_folder
+    from astreduce.run.sandbox import room_folder
 
     room = room_folder()
     return {os.path.join(room, name) for name in os.listdir(room)}
@@ -447,7 +448,7 @@ def test_3_a_conftest_runs_in_the_room_while_the_warm_pytest_configures(world: W
 def test_4_the_fork_servers_preloaded_imports_run_in_the_room(
     path: str, world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from astreduce.oracles import forkserver
+    from astreduce.run import forkserver
 
     library = tmp_path / "library"
     library.mkdir()
@@ -616,7 +617,7 @@ def test_7_a_deep_folder_another_astreduce_left_goes_with_the_next_sweep(depth: 
     finally:
         os.chdir(here)
     done = subprocess.run(
-        [sys.executable, "-c", "from astreduce.oracles.sandbox import make_workdir; make_workdir()"],
+        [sys.executable, "-c", "from astreduce.run.sandbox import make_workdir; make_workdir()"],
         env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
@@ -812,8 +813,8 @@ def test_1_after_any_command_no_cgroup_is_left_and_no_process_outside_is_held(co
 
 
 def test_the_value_tracer_runs_confined_with_the_oracles_allowances(world: World, tmp_path: Path) -> None:
-    from astreduce.oracles.sandbox import Limits
-    from astreduce.oracles.trace import Tracer
+    from astreduce.run.sandbox import Limits
+    from astreduce.run.trace import Tracer
     from astreduce.source.tree import parse
 
     allowed = tmp_path / "allowed"
@@ -842,7 +843,7 @@ def test_7_a_folder_that_cannot_be_removed_is_named_in_one_line_at_exit(tmp_path
         pytest.skip("needs root and chattr to make a file no one may remove")
     script = (
         "import os, subprocess\n"
-        "from astreduce.oracles.sandbox import make_workdir, remove_workdir\n"
+        "from astreduce.run.sandbox import make_workdir, remove_workdir\n"
         "folder = make_workdir()\n"
         "open(os.path.join(folder, 'stuck'), 'w').close()\n"
         f"subprocess.run([{chattr!r}, '+i', os.path.join(folder, 'stuck')], check=True)\n"
@@ -863,7 +864,7 @@ def test_7_a_folder_that_cannot_be_removed_is_named_in_one_line_at_exit(tmp_path
 
 
 def test_allow_network_gives_the_hosts_network_back_and_keeps_the_rest_closed(world: World) -> None:
-    from astreduce.oracles.sandbox import Limits
+    from astreduce.run.sandbox import Limits
 
     before = world.snapshot()
     program = (

@@ -19,8 +19,8 @@ import pytest
 from astreduce.oracles import Target
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.forkserver import running_server
-from astreduce.oracles.sandbox import MIN_CPU_TIMEOUT, Limits
+from astreduce.run.forkserver import running_server
+from astreduce.run.sandbox import MIN_CPU_TIMEOUT, Limits
 from astreduce.outcome import Outcome
 
 HOSTILE = {
@@ -291,7 +291,7 @@ def test_a_waiting_child_leaves_with_its_folder_when_astreduce_is_killed(tmp_pat
 
 _CLAIMER = (
     "import sys, time\n"
-    "from astreduce.oracles.sandbox import make_workdir\n"
+    "from astreduce.run.sandbox import make_workdir\n"
     "folders = [make_workdir() for _ in range(2)]\n"
     "open(folders[0] + '/left.txt', 'w').write('a test that never ended')\n"
     "print(*folders, flush=True)\n"
@@ -308,7 +308,7 @@ def _claim(tmp: Path) -> tuple[subprocess.Popen[str], list[Path]]:
 
 def _sweep(tmp: Path) -> None:
     """What the next astreduce does before its first test: make a folder of its own (and exit)."""
-    subprocess.run([sys.executable, "-c", "from astreduce.oracles.sandbox import make_workdir; make_workdir()"],
+    subprocess.run([sys.executable, "-c", "from astreduce.run.sandbox import make_workdir; make_workdir()"],
                    env={**os.environ, "TMPDIR": str(tmp)}, check=True, timeout=60)
 
 

@@ -35,7 +35,7 @@ from astreduce import reduce_source
 from astreduce.oracles.options import OracleOptions
 from astreduce.source.render import NodeReducer
 from astreduce.transforms import Transform, registered_transforms
-from astreduce.oracles.trace import Tracer
+from astreduce.run.trace import Tracer
 from astreduce.transforms.constants import ValueFromTrace
 from astreduce.source.tree import parse
 

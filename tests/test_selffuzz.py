@@ -16,7 +16,8 @@ import warnings
 import pytest
 
 from astreduce import reduce_source
-from astreduce.oracles import Finished, Run, Verdict
+from astreduce.oracles import Finished, Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.source.render import NodeReducer
 from astreduce.search.strategies import _first_proposals

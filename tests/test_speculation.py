@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from astreduce import reduce_source
-from astreduce.oracles import Run, Verdict
+from astreduce.oracles import Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 
 

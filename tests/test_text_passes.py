@@ -23,7 +23,8 @@ from click.testing import CliRunner
 
 from astreduce import reduce_source
 from astreduce.cli import main
-from astreduce.oracles import Finished, Run, Verdict
+from astreduce.oracles import Finished, Verdict
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.search import strategies
 from astreduce.search.session import Session

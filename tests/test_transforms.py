@@ -55,8 +55,9 @@ from hypothesis import strategies as st
 
 import astreduce.transforms
 from astreduce.cli import main
-from astreduce.oracles import Run, Verdict
-from astreduce.oracles.trace import Tracer
+from astreduce.oracles import Verdict
+from astreduce.run import Run
+from astreduce.run.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.source.render import DROP, NodeReducer
 from astreduce.reduce.single import reduce_source

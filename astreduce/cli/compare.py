@@ -36,7 +36,8 @@ from astreduce.source.measure import measure
 from astreduce.oracles.options import Original, build_oracle, describe_judgement
 from astreduce.reduce.report import exit_status
 from astreduce.cli.inputs import max_input_option
-from astreduce.files import InputPolicy, check_output_path, read_source
+from astreduce.files import check_output_path, read_source
+from astreduce.file_checks import InputPolicy
 from astreduce.search.session import StopRequest
 
 

@@ -1,4 +1,4 @@
-"""How the commands read their inputs: the size limit, and links in an input folder (``files.InputPolicy``)."""
+"""How the commands read their inputs: the size limit, and links in an input folder (``file_checks.InputPolicy``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from astreduce.files import MAX_INPUT_BYTES, InputPolicy
+from astreduce.file_checks import MAX_INPUT_BYTES, InputPolicy
 
 #: ``--max-input-bytes``: every command that reads input files.
 max_input_option = click.option(

@@ -20,7 +20,8 @@ from astreduce.cli.options import options_from, oracle_options
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.errors import UsageError
 from astreduce.cli.inputs import follow_symlinks_option, max_input_option
-from astreduce.files import InputPolicy, check_output_path, check_outputs, materialise, read_source, write_atomically
+from astreduce.files import check_output_path, check_outputs, materialise, read_source, write_atomically
+from astreduce.file_checks import InputPolicy
 from astreduce.isolate import (
     GRANULARITIES,
     Granularity,

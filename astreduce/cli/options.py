@@ -13,7 +13,8 @@ import click
 
 from astreduce.cli.common import ORACLE_SECTION, add_to_section
 from astreduce.errors import UsageError
-from astreduce.oracles import confine, read_append
+from astreduce.oracles import read_append
+from astreduce.run import confine
 from astreduce.oracles.options import OracleKind, OracleOptions, register_oracle_kind
 from astreduce.reduce.single import ReduceConfig
 from astreduce.search.cluster import Cluster, connect

@@ -15,7 +15,8 @@ from astreduce.cli.options import (
     with_confinement_options,
 )
 from astreduce.errors import UsageError
-from astreduce.files import check_output_folder, check_outputs, write_atomically, write_tree
+from astreduce.files import check_outputs, write_atomically, write_tree
+from astreduce.file_checks import check_output_folder
 from astreduce.reduce.bug_report import bug_report, for_pytest, relative, reproduce
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node import PytestResult, read_project, reduce_pytest_node

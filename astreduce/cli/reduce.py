@@ -17,7 +17,6 @@ from astreduce.cli.options import (
 )
 from astreduce.errors import UsageError
 from astreduce.files import (
-    InputPolicy,
     LatestWriter,
     check_output_dir,
     check_output_path,
@@ -29,6 +28,7 @@ from astreduce.files import (
     write_atomically,
     write_tree,
 )
+from astreduce.file_checks import InputPolicy
 from astreduce.interpreters import resolve_python
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.bug_report import Reproduction, bug_report, for_file, for_tree, relative, reproduce

@@ -12,7 +12,8 @@ from astreduce.cli.options import with_confinement_options, confinement_from, so
 from astreduce.files import write_atomically
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.cli.inputs import max_input_option
-from astreduce.files import InputPolicy, check_input_file, check_output_path
+from astreduce.files import check_output_path
+from astreduce.file_checks import InputPolicy, check_input_file
 from astreduce.oracles import read_append
 from astreduce.oracles.options import OracleOptions
 from astreduce.slicing import SliceResult, slice_run

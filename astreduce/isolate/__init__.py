@@ -55,7 +55,7 @@ grouped by file first: a file added, removed or changed is one change, and
 dd ``+-`` runs over these; then within the files of that difference (added
 and removed files stay whole), at the chosen granularity. Every candidate is
 materialised as a copy of the tree in a fresh sandbox folder
-(:mod:`astreduce.oracles.sandbox`), which is the working directory of
+(:mod:`astreduce.run.sandbox`), which is the working directory of
 
 * ``--entry FILE`` (the exec oracle for trees): ``FILE`` (relative to the
   tree) runs as ``__main__`` under ``--python`` with the tree first on

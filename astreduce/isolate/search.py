@@ -29,7 +29,8 @@ from typing import Any
 
 from astreduce.dd import DDResult, Mode, Outcome, dd
 from astreduce.errors import DDPreconditionError, NotReproducibleError, ReductionStopped, UsageError
-from astreduce.files import FileTree, InputPolicy, read_source, read_tree
+from astreduce.files import FileTree, read_source, read_tree
+from astreduce.file_checks import InputPolicy
 from astreduce.isolate.align import file_changes
 from astreduce.isolate.candidates import Bounds, Build, CandidateTrees
 from astreduce.isolate.changes import (

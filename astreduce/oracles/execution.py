@@ -1,7 +1,7 @@
 """The exec oracle: run a candidate as ``__main__`` in a forked child, match its exception.
 
 The child compiles and runs the candidate — never astreduce's own process —
-in the sandbox (:mod:`astreduce.oracles.sandbox`), with standard input
+in the sandbox (:mod:`astreduce.run.sandbox`), with standard input
 empty and output captured, and reports how the run ended through a pipe as
 one line of JSON. The parent compares the exception with the target:
 
@@ -12,38 +12,37 @@ one line of JSON. The parent compares the exception with the target:
 
 Forking costs about 2.5 ms where starting an interpreter costs 14 ms
 (measured on 2 cores), and the child starts with the modules its fork server
-imported, the original's own imports among them (:func:`preloadable`).
+imported, the original's own imports among them (:func:`~astreduce.run.preload.preloadable`).
 Even that fork is off a test's path: each test's child is forked ahead, a
 *spare* waiting for its candidate while the test before it runs (see
-:mod:`astreduce.oracles.spare`). The appended test script is compiled once, not with every
+:mod:`astreduce.run.spare`). The appended test script is compiled once, not with every
 candidate.
 """
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 import time
 import types
-import warnings
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from astreduce.oracles import APPENDED, Prepared, Run, Target, Traits, Verdict, raised_in
+from astreduce.oracles import Prepared, Target, Traits, Verdict
+
+from astreduce.run import APPENDED, Run, raised_in
 from astreduce.oracles.alike import CodeKey
-from astreduce.oracles._worker_main import (
-    syntax_message,
-)
-from astreduce.oracles.forkserver import preload
+from astreduce.run.compiled import compile_candidate
+from astreduce.run.forkserver import preload
+from astreduce.run.preload import preloadable
 from astreduce.oracles.pieces import ModuleCode, shift_lines
-from astreduce.oracles.sandbox import (
+from astreduce.run.sandbox import (
     MIN_CPU_TIMEOUT,
     MIN_TIMEOUT,
     Limits,
 )
-from astreduce.oracles.spare import OUTPUT_NAME, Job, Spare, start_in_spare
-from astreduce.oracles.trace import tracer_under
+from astreduce.run.spare import OUTPUT_NAME, Job, ProgramTest, Spare, start_in_spare
+from astreduce.run.trace import tracer_under
 from astreduce.outcome import Outcome
 
 #: Texts shorter than this are compiled in the parent first: a syntax error then costs no fork.
@@ -203,7 +202,7 @@ class ExecOracle:
         started = time.monotonic()
         code: types.CodeType | None = None
         if whole:
-            compiled = _compile(text, self.code_name)
+            compiled = compile_candidate(text, self.code_name)
             if isinstance(compiled, Run):
                 return None
             code = compiled
@@ -251,7 +250,7 @@ class ExecOracle:
         source = text + ("\n" + self.append if self.append else "")
         code: types.CodeType | tuple[types.CodeType, ...] | None = None if glued else prepared
         if code is None and compile_here and len(source) < PRECOMPILE_LIMIT:
-            compiled = _compile(source if glued else text, self.code_name)
+            compiled = compile_candidate(source if glued else text, self.code_name)
             if isinstance(compiled, Run):
                 return ExecPending(self, None, compiled, 0)
             code = compiled
@@ -262,17 +261,18 @@ class ExecOracle:
             append_code = shift_lines(append_code, text.count("\n") + 1)
         timeout = self.timeout if self.timeout is not None else 600.0
         needed = None if glued or code is not None else text  # the child compiles the text only when no code came
-        payload = (source, needed, code, append_code, self.code_name, self.search_path)
-        job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, self.cpu_timeout)
-        job.own_files = frozenset({self.code_name, OUTPUT_NAME})
-        job.keep_output = self.keep_output
+        test = ProgramTest(source, needed, code, append_code, self.code_name, self.search_path)
+        job, self._spare = start_in_spare(
+            self._spare, test, self.limits.for_timeout(timeout), timeout, self.cpu_timeout,
+            own_files=frozenset({self.code_name, OUTPUT_NAME}), keep_output=self.keep_output,
+        )
         return ExecPending(self, job, None, text.count("\n") + 1)
 
     def _append_code(self) -> types.CodeType | None:
         if not self.append:
             return None
         if self._appended is None or self._appended[0] != self.append:
-            code = _compile(self.append, self.code_name)
+            code = compile_candidate(self.append, self.code_name)
             self._appended = (self.append, None if isinstance(code, Run) else code)
         return self._appended[1]
 
@@ -324,77 +324,3 @@ class ExecPending:
     def cancel(self) -> None:
         if self.job is not None:
             self.job.kill()
-
-
-def preloadable(text: str, append: str = "") -> tuple[str, ...]:
-    """The modules of ``text`` (and of its ``append``) that the fork server may import once for all tests
-    (:func:`~astreduce.oracles.forkserver.preload`): what a plain run imports before any code of its own
-    (the leading import statements, after a docstring and assignments of literals), and any other import of
-    a module this process has loaded already. An import placed after the program's own code may depend on
-    what that code did first (an environment variable set, a backend chosen), so only the first kind is new.
-    """
-    names: dict[str, None] = {}
-    for number, source in enumerate((text, append)):
-        try:
-            module = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        leading = number == 0
-        for statement in module.body:
-            if not leading:
-                break
-            if isinstance(statement, (ast.Import, ast.ImportFrom)):
-                names.update(dict.fromkeys(_imported(statement)))
-            elif not _inert(statement):
-                leading = False
-        for node in ast.walk(module):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update(dict.fromkeys(name for name in _imported(node) if name in sys.modules))
-    return tuple(names)
-
-
-def _imported(statement: ast.Import | ast.ImportFrom) -> list[str]:
-    """The absolute module names an import statement imports (a relative import names none)."""
-    if isinstance(statement, ast.Import):
-        return [alias.name for alias in statement.names]
-    return [statement.module] if statement.level == 0 and statement.module else []
-
-
-def _inert(statement: ast.stmt) -> bool:
-    """A docstring, ``pass``, or a literal bound to plain names (``__all__ = [...]``): nothing that runs code."""
-    if isinstance(statement, ast.Pass):
-        return True
-    if isinstance(statement, ast.Expr):
-        return isinstance(statement.value, ast.Constant)
-    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        if all(isinstance(target, ast.Name) for target in targets):
-            try:
-                ast.literal_eval(statement.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                return False
-            return True
-    return False
-
-
-def compile_quietly(source: str, path: str) -> types.CodeType | None:
-    """``source`` compiled as a file at ``path`` (warnings silenced), or None when it does not compile."""
-    code = _compile(source, path)
-    return None if isinstance(code, Run) else code
-
-
-def _compile(source: str, path: str) -> types.CodeType | Run:
-    """The candidate compiled in the parent (the forked child runs this very code object),
-    or the run of a candidate that does not compile, found without forking.
-
-    The candidate's SyntaxWarnings are silenced here; a plain run would print
-    them, but the exec oracle judges only how the run ends.
-    """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return compile(source, path, "exec", dont_inherit=True)
-    except BaseException as error:  # SyntaxError, ValueError (null bytes), RecursionError, MemoryError
-        if isinstance(error, (KeyboardInterrupt, SystemExit)):
-            raise
-        return Run("syntax", exception=type(error).__qualname__, message=syntax_message(error))

@@ -25,10 +25,11 @@ from astreduce.errors import (
     UsageError,
 )
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
-from astreduce.oracles import Converted, Oracle, Pending, Target, Verdict, Wrapper, confine
+from astreduce.oracles import Converted, Oracle, Pending, Target, Verdict, Wrapper
+from astreduce.run import confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
-from astreduce.oracles.sandbox import Limits
+from astreduce.run.sandbox import Limits
 from astreduce.oracles.worker import WORKER_DIED, WorkerExecOracle
 from astreduce.outcome import Outcome
 from astreduce.source.syntax import compile_error_under

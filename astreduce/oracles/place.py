@@ -24,7 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from astreduce.oracles import APPENDED, Converted, Oracle, Pending, Run, Verdict, Wrapper
+from astreduce.oracles import Converted, Oracle, Pending, Verdict, Wrapper
+
+from astreduce.run import APPENDED
 from astreduce.outcome import Outcome
 from astreduce.source.origins import Lineage
 

@@ -8,7 +8,7 @@ as pysource-minimize's ``minimize(source, checker)`` does:
 * ``f`` raises, runs out of time or memory, or kills its process → UNRESOLVED.
 
 Where it runs: never in astreduce's own process. Every call runs in a child
-forked for that test, inside the sandbox (:mod:`astreduce.oracles.sandbox`):
+forked for that test, inside the sandbox (:mod:`astreduce.run.sandbox`):
 its own empty folder as working directory, its own process group (killed,
 with everything the predicate started, when the test ends or runs out of
 time), limits on CPU time, memory, file size and processes, standard input
@@ -28,29 +28,15 @@ The time limit is 10 times the original's call (at least 2 s wall clock and
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from astreduce.oracles import Run, Traits, Verdict
-from astreduce.oracles._worker_main import (
-    error_message,
-    flush_output,
-    innermost_function,
-    qualified,
-)
-from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.sandbox import (
-    MIN_CPU_TIMEOUT,
-    MIN_TIMEOUT,
-    Limits,
-    ProcessGroupCap,
-    enter_test_folder,
-    make_workdir,
-)
-from astreduce.oracles.spare import OUTPUT_NAME, Job
+from astreduce.oracles import Traits, Verdict
+from astreduce.run import Run
+from astreduce.run.call import call_in_child
+from astreduce.run.sandbox import MIN_CPU_TIMEOUT, MIN_TIMEOUT, Limits
+from astreduce.run.spare import Job
 from astreduce.outcome import Outcome
 
 #: Time limit while the original is judged, before calibration sets one (``timeout`` unless given).
@@ -105,23 +91,7 @@ class PredicateOracle:
     def start(self, text: str) -> PredicatePending:
         """Fork a child that calls the predicate on ``text``; the pending reports how it ended."""
         timeout = self.timeout if self.timeout is not None else CALIBRATION_TIMEOUT
-        limits = self.limits.for_timeout(timeout)
-        cap = ProcessGroupCap(limits.processes)
-        workdir = make_workdir()
-        read_fd, write_fd = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            os.close(read_fd)
-            _call_in_child(self.predicate, text, workdir, write_fd, limits, cap)
-        os.close(write_fd)
-        try:
-            os.setpgid(pid, pid)  # also here: a kill of its group must not find no group
-        except OSError:
-            pass
-        job = Job(pid, read_fd, workdir, timeout, cap, self.cpu_timeout)
-        job.own_files = frozenset({OUTPUT_NAME})
+        job = call_in_child(self.predicate, text, self.limits.for_timeout(timeout), timeout, self.cpu_timeout)
         return PredicatePending(self, job)
 
     def close(self) -> None:
@@ -168,31 +138,3 @@ def outcome_line(run: Run) -> str:
     if run.ending == "exception":
         return f"raised {run.describe()}"
     return run.describe()
-
-
-def _call_in_child(predicate: Callable[[str], object], text: str, workdir: str, report_fd: int, limits: Limits, cap: ProcessGroupCap) -> None:
-    """Call the predicate in the sandbox and write how it ended to ``report_fd``; never returns."""
-    import json
-
-    report: dict[str, object] = {"ending": "crash"}
-    try:
-        enter_test_folder(workdir, OUTPUT_NAME)
-        die_with_parent()
-        limits.apply()
-        cap.join_before_spawning()
-        limits.confine_to(workdir)
-        try:
-            result = bool(predicate(text))
-        except BaseException as error:  # the predicate's own failure: UNRESOLVED, never astreduce's
-            report = {"ending": "exception", "exception": qualified(type(error)), "message": error_message(error), "frame": innermost_function(error)}
-        else:
-            report = {"ending": "ok", "message": "true" if result else "false"}
-    except BaseException as error:  # the sandbox's setup failed: a crash report
-        report = {"ending": "crash", "message": error_message(error)}
-    finally:
-        try:
-            flush_output()
-            report["spawned"] = cap.spawned
-            os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
-        finally:
-            os._exit(0)

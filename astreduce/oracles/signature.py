@@ -23,7 +23,9 @@ import re
 import tempfile
 from pathlib import PurePath
 
-from astreduce.oracles import Converted, Oracle, Pending, Run, Traits, Verdict
+from astreduce.oracles import Converted, Oracle, Pending, Traits, Verdict
+
+from astreduce.run import Run
 from astreduce.outcome import Outcome
 
 #: Placeholders that replace what differs between two inputs failing the same way.

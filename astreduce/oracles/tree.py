@@ -42,17 +42,12 @@ from typing import Generic, TypeVar
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
 from astreduce.interpreters import require_worker_python, resolve_python
-from astreduce.oracles import Finished, Oracle, Pending, Run, Target, Traits, Verdict, frames_from, frames_in_text
-from astreduce.oracles._worker_main import REPORT_MARK
-from astreduce.oracles.command import (
-    CommandOracle,
-    Process,
-    ProcessesPending,
-    Signature,
-    command_argv,
-    script_argv,
-)
-from astreduce.oracles.forked_tree import ForkedTree, preload_imports
+from astreduce.oracles import Finished, Oracle, Pending, Target, Traits, Verdict
+from astreduce.run import Run, frames_from, frames_in_text
+from astreduce.run._worker_main import REPORT_MARK
+from astreduce.oracles.command import CommandOracle, command_argv, script_argv
+from astreduce.run.process import Process, ProcessesPending, Signature
+from astreduce.run.forked_tree import ForkedTree, preload_imports
 from astreduce.oracles.options import (
     FLAKINESS_RUNS,
     ISOLATING,
@@ -61,15 +56,15 @@ from astreduce.oracles.options import (
     original_runs,
     require_reliable,
 )
-from astreduce.oracles.sandbox import (
+from astreduce.run.sandbox import (
     MIN_CPU_TIMEOUT,
     MIN_TIMEOUT,
     Limits,
     make_workdir,
     remove_workdir,
 )
-from astreduce.oracles.spare import Job
-from astreduce.oracles.worker import WORKER_SCRIPT
+from astreduce.run.spare import Job
+from astreduce.run.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 
 #: An adapter's candidates, and its inner oracle's.
@@ -339,7 +334,7 @@ class TreeOracle(DirectoryOracle):
     modes: Mapping[str, int] = field(default_factory=dict)
     forked: bool = True
     """Under astreduce's own interpreter, run the exec oracle's entry in a forked child (see
-    :mod:`~astreduce.oracles.forked_tree`) instead of a new interpreter."""
+    :mod:`~astreduce.run.forked_tree`) instead of a new interpreter."""
     _forked: ForkedTree | None = field(default=None, init=False, repr=False, compare=False)
     notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
     """What the user should know of how the tests run."""

@@ -206,7 +206,7 @@ _CONFINE = []
 
 
 def load_confine(path):
-    """astreduce's ``oracles/confine.py``, loaded once under a private name (a project may have a module of
+    """astreduce's ``run/confine.py``, loaded once under a private name (a project may have a module of
     that name) before the first fork: the children inherit it."""
     if not _CONFINE:
         import importlib.util

@@ -35,10 +35,11 @@ from typing import Any
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import materialise
-from astreduce.oracles import Pending, Run, Traits, Verdict, frames_from
-from astreduce.oracles.command import Process, ProcessesPending, Signature, last_line
+from astreduce.oracles import Pending, Traits, Verdict
+from astreduce.run import Run, frames_from
+from astreduce.run.process import Process, ProcessesPending, Signature, last_line
 from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, blame_confinement
-from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
+from astreduce.run.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.oracles.signature import neutral
 from astreduce.oracles.tree import lines_in
 from astreduce.outcome import Outcome

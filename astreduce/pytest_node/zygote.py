@@ -22,7 +22,7 @@ A zygote runs the project's code (its conftests, their ``pytest_configure``,
 its plugins), so it confines itself before it imports pytest, as a test is
 confined and with the same allowances, to its folder; each test then
 narrows that to the same folder, without the zygote's capabilities
-(:func:`~astreduce.oracles.confine.confine`).
+(:func:`~astreduce.run.confine.confine`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.files import materialise
-from astreduce.oracles import confine
-from astreduce.oracles.sandbox import EndedAtExit, Limits, make_workdir, pdeathsig_launcher, remove_workdir
+from astreduce.run import confine
+from astreduce.run.sandbox import EndedAtExit, Limits, make_workdir, pdeathsig_launcher, remove_workdir
 
 #: The script every zygote runs.
 ZYGOTE_SCRIPT = Path(__file__).with_name("_zygote.py")

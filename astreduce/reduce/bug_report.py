@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astreduce.files import materialise
-from astreduce.oracles.command import Process, script_argv, substitute
+from astreduce.oracles.command import script_argv, substitute
+from astreduce.run.process import Process
 from astreduce.oracles.options import OracleOptions
-from astreduce.oracles.sandbox import Limits, make_workdir, remove_workdir
+from astreduce.run.sandbox import Limits, make_workdir, remove_workdir
 from astreduce.reduce.provenance import Provenance
 from astreduce.source.imports import module_name
 from astreduce.version import VERSION

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from astreduce.errors import NotReproducibleError, ReductionStopped
 from astreduce.files import write_atomically
 from astreduce.source.measure import Size
-from astreduce.oracles import confine
+from astreduce.run import confine
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.provenance import Provenance
 from astreduce.reduce.single import Result

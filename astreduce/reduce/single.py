@@ -19,7 +19,6 @@ from collections import Counter
 import re
 import sys
 import time
-import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ from typing import Protocol, TypeVar
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
 from astreduce.source.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Run, Target, Traits, plugged
+from astreduce.oracles import Oracle, Target, plugged
+from astreduce.run import Run
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.place import Place, place_of
 from astreduce.oracles.options import EchoingOracle, OracleOptions, Original, build_oracle, require_target

@@ -56,7 +56,7 @@ from astreduce.reduce.merge import merge
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.interpreters import version_of
-from astreduce.oracles.trace import TreeTracer
+from astreduce.run.trace import TreeTracer
 from astreduce.reduce.single import (
     Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, verify_and_format,
 )
@@ -74,7 +74,6 @@ from astreduce.oracles.place import Place, place_of
 from astreduce.reduce.guards import Guarded, guard
 from astreduce.reduce.provenance import Provenance, annotated
 from astreduce.source.origins import Lineage
-from astreduce.source.syntax import parses_here
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
 MAX_ROUNDS = 10

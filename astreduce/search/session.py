@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import re
 import time
-import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager

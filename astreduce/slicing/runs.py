@@ -31,9 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from astreduce.oracles import Converted, Run, Target, Traits, Verdict
-from astreduce.oracles.command import Criteria, Process, ProcessesPending, Signature
-from astreduce.oracles.sandbox import MIN_TIMEOUT, Limits, make_workdir
+from astreduce.oracles import Converted, Target, Traits, Verdict
+
+from astreduce.run import Run
+from astreduce.oracles.command import Criteria
+from astreduce.run.process import Process, ProcessesPending, Signature
+from astreduce.run.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.outcome import Outcome
 
 #: The child script, run by path so that any interpreter from 3.8 on can run it.

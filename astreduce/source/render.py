@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from astreduce.source.tree import Element, Item, Sequence, Tree
+from astreduce.source.tree import Item, Sequence, Tree
 
 
 @dataclass(frozen=True, slots=True)

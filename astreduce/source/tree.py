@@ -31,8 +31,7 @@ import ast
 import sys
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 try:
     from astreduce.source.fstrings import part_spans
@@ -47,7 +46,7 @@ try:
     from astreduce.source.spans import SPACE, Positions, forward, star_before, synthetic_span, widen
 except ImportError:  # run alone as a script by another interpreter (wire.py): the sibling modules
     from fstrings import part_spans  # type: ignore[import-not-found,no-redef]  # the script's folder is on sys.path
-    from model import STATEMENTS, Element, Item, Node, Sequence, Tree, is_fstring_part, is_statement  # type: ignore[import-not-found,no-redef]  # idem
+    from model import STATEMENTS, Element, Item, Node, Sequence, Tree  # type: ignore[import-not-found,no-redef]  # idem
     from spans import SPACE, Positions, forward, star_before, synthetic_span, widen  # type: ignore[import-not-found,no-redef]  # idem
 
 #: ``ast`` classes that are not nodes of the model: they carry no position.

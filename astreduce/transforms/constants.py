@@ -2,7 +2,7 @@
 
 The values of a run come from a :class:`Recorder` the transform is handed:
 a transform only proposes, and never runs a program itself
-(:mod:`astreduce.oracles.trace` does the running).
+(:mod:`astreduce.run.trace` does the running).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class ValueFromTrace(Transform):
     the loop run forever (stdlib_argparse: 23 candidates that each cost a
     CPU budget).
     Notes: the transform never runs anything: it asks a recorder for the
-    values (:class:`~astreduce.oracles.trace.Tracer` runs the program once
+    values (:class:`~astreduce.run.trace.Tracer` runs the program once
     per text, in a child process with a timeout, as the oracles run a
     candidate). :meth:`configure` hands it a recorder set up as the oracle
     runs the candidate (the appended test, the input's folder, the

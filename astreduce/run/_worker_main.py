@@ -153,22 +153,28 @@ def run_main(code, path, then=None, root=""):
     return {"ending": "ok"}
 
 
-_CONFINE = []
+_SIBLINGS = {}
+
+
+def _sibling(name):
+    # type: (str) -> types.ModuleType
+    """``NAME.py`` beside this file (``confine``, ``removal``), loaded once under a private name (a
+    candidate may have a module of that name)."""
+    if name not in _SIBLINGS:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            "_astreduce_" + name, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+        )
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _SIBLINGS[name] = module
+    return _SIBLINGS[name]
 
 
 def _confine_module():
     # type: () -> types.ModuleType
-    """``confine.py``, beside this file, loaded once under a private name (a candidate may have a module of that name)."""
-    if not _CONFINE:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location(
-            "_astreduce_confine", os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
-        )
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _CONFINE.append(module)
-    return _CONFINE[0]
+    return _sibling("confine")
 
 
 def confine_test(settings, folder):
@@ -212,8 +218,8 @@ def _test_in_child(request, workdir, report_fd):
 
 
 def serve_requests():
-    _confine_module().die_with_parent()
-    _confine_module()  # loaded here, once, not in every child
+    _confine_module().die_with_parent()  # confine.py loaded here, once, not in every child
+    _sibling("removal")  # and removal.py
     out = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)
@@ -234,7 +240,7 @@ def serve_requests():
             data += chunk
         os.close(read_fd)
         _, status = os.waitpid(pid, 0)
-        _confine_module().remove_tree(workdir)  # any depth, never following a link the candidate left
+        _sibling("removal").remove_tree(workdir)  # any depth, never following a link the candidate left
         try:
             report = json.loads(data.decode("utf-8"))
         except ValueError:

@@ -5,7 +5,7 @@ costs an interpreter start and every module of the package compiled from
 source in every test: on the standard library's ``email`` package, 10,000
 lines, about 0.1 s a test however small the change. Under astreduce's own
 interpreter a test is instead a child forked ahead (the exec oracle's
-:class:`~astreduce.oracles.spare.Spare`), which
+:class:`~astreduce.run.spare.Spare`), which
 
 * writes the tree into its own folder and runs the entry file there as
   ``__main__``, the folder first on ``sys.path``, as ``--entry`` does;
@@ -29,12 +29,15 @@ import sys
 import types
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
 
-from astreduce.oracles._worker_main import run_main, syntax_report
-from astreduce.oracles.execution import compile_quietly, preloadable
-from astreduce.oracles.forkserver import preload, running_server
-from astreduce.oracles.sandbox import Limits
-from astreduce.oracles.spare import OUTPUT_NAME, Job, Spare, remember_in_server, start_in_spare
+from astreduce.run._worker_main import run_main, syntax_report
+from astreduce.run.compiled import compile_quietly
+from astreduce.run.preload import preloadable
+from astreduce.run.forkserver import preload, running_server
+from astreduce.run.sandbox import Limits
+from astreduce.run.spare import OUTPUT_NAME, ChildTest, Job, Spare, remember_in_server, start_in_spare
 
 #: Code objects by (path, text), compiled in the parent and handed to the fork server: a child forked
 #: later finds them in its memory.
@@ -85,8 +88,8 @@ class ForkedTree:
         if fresh:
             codes = {(path, tree[path]): code for path, code in fresh.items()}
             self._server = remember_in_server(f"{__name__}:_keep", codes, self.limits)
-        payload = (None, dict(tree), fresh, program, tuple(argv))  # None: a tree, not a candidate text
-        job, self._spare = start_in_spare(self._spare, payload, self.limits.for_timeout(timeout), timeout, cpu_timeout)
+        test = TreeTest(dict(tree), fresh, program, tuple(argv))
+        job, self._spare = start_in_spare(self._spare, test, self.limits.for_timeout(timeout), timeout, cpu_timeout)
         return job
 
     def close(self) -> None:
@@ -108,17 +111,29 @@ def _keep(codes: Mapping[tuple[str, str], types.CodeType | None]) -> None:
         _CODES.popitem(last=False)
 
 
-def run_tree(payload: tuple[object, ...], workdir: str) -> dict[str, object]:
+@dataclass(frozen=True)
+class TreeTest(ChildTest):
+    """A tree's program run in a spare (see :meth:`ForkedTree.start`)."""
+
+    kind: ClassVar[str] = "tree"
+    tree: dict[str, str]
+    fresh: dict[str, types.CodeType]
+    """The code objects compiled since the spare was forked (the server holds the older ones)."""
+    program: str
+    """The tree's entry (a path in the tree), or a script outside it (an absolute path)."""
+    argv: tuple[str, ...]
+
+    def run(self, workdir: str) -> dict[str, object]:
+        return run_tree(self, workdir)
+
+
+def run_tree(test: TreeTest, workdir: str) -> dict[str, object]:
     """In the forked child: write the tree, forget astreduce's modules of its names, run the program.
 
-    ``payload`` is what :meth:`ForkedTree.start` sent (after its marker and
-    before the limits): the tree, the code objects compiled since this
-    child was forked, the program and its arguments. A script's
-    ``SystemExit`` becomes the report's ``exit`` status, as ``python
-    SCRIPT`` would exit.
+    A script's ``SystemExit`` becomes the report's ``exit`` status, as
+    ``python SCRIPT`` would exit.
     """
-    tree, fresh, program, argv = payload
-    assert isinstance(tree, dict) and isinstance(fresh, dict) and isinstance(program, str) and isinstance(argv, tuple)
+    tree, fresh, program, argv = test.tree, test.fresh, test.program, test.argv
     for path, text in tree.items():
         target = os.path.join(workdir, path)
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -175,7 +190,7 @@ def top_modules(tree: Mapping[str, str]) -> set[str]:
 
 def preload_imports(tree: Mapping[str, str], program_text: str) -> None:
     """Have the fork server import what ``program_text`` (the entry, or the test script) imports first
-    (:func:`~astreduce.oracles.execution.preloadable`), but never a module of the tree's own names."""
+    (:func:`~astreduce.run.preload.preloadable`), but never a module of the tree's own names."""
     tops = top_modules(tree)
     preload(tuple(name for name in preloadable(program_text) if name.partition(".")[0] not in tops))
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 from astreduce.files import materialise
 from astreduce.interpreters import version_of
-from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.sandbox import Limits, make_workdir, pdeathsig_launcher, remove_workdir, wait_exit
+from astreduce.run.confine import die_with_parent
+from astreduce.run.sandbox import Limits, make_workdir, pdeathsig_launcher, remove_workdir, wait_exit
 
 #: Longest repr of a recorded value that is proposed.
 MAX_REPR = 120

@@ -6,7 +6,7 @@ before it runs, and its own test then begins with a write to a pipe
 (:class:`Spare`). :class:`Job` is the test once started: its report read
 from a pipe, its time and CPU limits kept, its child and what it started
 killed at the end. The exec oracle (:mod:`astreduce.oracles.execution`),
-the forked tree (:mod:`astreduce.oracles.forked_tree`) and the predicate
+the forked tree (:mod:`astreduce.run.forked_tree`) and the predicate
 oracle start their tests through these.
 """
 
@@ -25,18 +25,18 @@ import sys
 import time
 import types
 import warnings
-from dataclasses import astuple, replace
+from abc import ABC, abstractmethod
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from astreduce.oracles import Run, frames_from
-from astreduce.oracles._worker_main import crash_report, flush_output, run_main, syntax_report
-from astreduce.oracles.confine import die_with_parent
-from astreduce.oracles.forkserver import ForkServer, Reply, forget_server, fork_server
-from astreduce.oracles.sandbox import (
+from astreduce.run import Run, frames_from
+from astreduce.run._worker_main import crash_report, flush_output, run_main, syntax_report
+from astreduce.run.confine import die_with_parent
+from astreduce.run.forkserver import ForkServer, Reply, forget_server, fork_server
+from astreduce.run.sandbox import (
     EndedAtExit,
     Limits,
-    ProcessGroupCap,
     enter_test_folder,
     kill_group,
     make_workdir,
@@ -45,13 +45,65 @@ from astreduce.oracles.sandbox import (
     remove_workdir,
     write_all,
 )
+from astreduce.run.cgroups import ProcessGroupCap
+
+
+class ChildTest(ABC):
+    """What a spare runs once its test comes: a typed payload, sent as its :attr:`kind` and its fields'
+    values (marshalled: strings, code objects, their dicts and tuples), made again in the child.
+
+    Each kind registers itself by subclassing; the module that defines it is
+    imported in the child (by astreduce, or preloaded by the fork server), so
+    that this module names none of them.
+    """
+
+    KINDS: ClassVar[dict[str, type[ChildTest]]] = {}
+    kind: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        ChildTest.KINDS[cls.kind] = cls
+
+    def values(self) -> tuple[object, ...]:
+        """Its fields' values, in order (not copied: a code object travels as it is)."""
+        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]  # every kind is a dataclass
+
+    @abstractmethod
+    def run(self, workdir: str) -> dict[str, object]:
+        """Run it in the child, confined in ``workdir``: the report the parent reads."""
+
+
+@dataclass(frozen=True)
+class ProgramTest(ChildTest):
+    """A candidate run as ``__main__`` from a file in the test's folder (the exec oracle's test)."""
+
+    kind: ClassVar[str] = "program"
+    source: str
+    """The file's text (the candidate and what is appended)."""
+    text: str | None
+    """What ``code`` was compiled from, when not ``source``."""
+    code: types.CodeType | tuple[types.CodeType, ...] | None
+    """Compiled by the parent (whole, or statement by statement); None: compiled in the child."""
+    append_code: types.CodeType | None
+    name: str
+    """The file's name in the test's folder."""
+    search_path: str
+    """``sys.path[0]`` (the folder of the original); empty: the test's folder."""
+
+    def run(self, workdir: str) -> dict[str, object]:
+        path = os.path.join(workdir, self.name)
+        _write_file(path, self.source)
+        sys.argv = [path]
+        sys.path[0:1] = [self.search_path or workdir]
+        return _run(self.source if self.text is None else self.text, self.code, self.append_code, path)
 
 
 class Job:
     """A candidate running in a forked child; wait for it or kill it."""
 
     def __init__(
-        self, pid: int, read_fd: int, workdir: str, timeout: float, cap: ProcessGroupCap, cpu_timeout: float | None = None
+        self, pid: int, read_fd: int, workdir: str, timeout: float, cap: ProcessGroupCap, cpu_timeout: float | None = None,
+        *, own_files: frozenset[str] = frozenset(), keep_output: bool = False, server: ForkServer | None = None,
     ) -> None:
         self.pid = pid
         self.cap = cap
@@ -60,12 +112,12 @@ class Job:
         self.started = time.monotonic()
         self.timeout = timeout
         self.cpu_timeout = cpu_timeout if cpu_timeout is not None and cpu_timeout < timeout else None
-        self.own_files: frozenset[str] = frozenset()
+        self.own_files = own_files
         """What the child writes into its folder itself: the folder may serve again when nothing else is left."""
-        self.keep_output = False
+        self.keep_output = keep_output
         """Read the end of what the test printed into its run (``--verbose``)."""
-        self.server: ForkServer | None = None
-        """The fork server whose child runs the test (it knows how the child exited)."""
+        self.server = server
+        """The fork server whose child runs the test (it knows how the child exited); None: forked here."""
         self.exit_status: int | None = None
         """For a script run in the child (``forked_tree``): the status ``python SCRIPT`` would exit with."""
         # with a CPU budget, the first look is when the child could have spent it
@@ -240,7 +292,7 @@ class Spare:
     The spare puts itself in its own process group before it waits. It
     leaves when its pipe closes unused (astreduce closed it, or died, even by
     ``kill -9``). A spare of the fork server is forked by a room of it (see
-    :mod:`~astreduce.oracles.forkserver`), moved into its test's pids cgroup
+    :mod:`~astreduce.run.forkserver`), moved into its test's pids cgroup
     by the server, and confines itself before it waits (Landlock to its own
     folder, no capabilities; the room's namespaces and socket filter stay),
     and takes the parent-death signal; the server
@@ -340,10 +392,12 @@ class Spare:
 
 
 def start_in_spare(
-    spare: Spare | None, payload: tuple[object, ...], limits: Limits, timeout: float, cpu_timeout: float | None,
+    spare: Spare | None, test: ChildTest, limits: Limits, timeout: float, cpu_timeout: float | None,
+    *, own_files: frozenset[str] = frozenset(), keep_output: bool = False,
 ) -> tuple[Job, Spare]:
-    """Hand a test (``payload``, then the limits when they differ from the spare's) to ``spare`` (a new one
-    when it is gone, or confined otherwise): its job, and the next test's spare, made ready while it runs."""
+    """Hand ``test`` (and the limits when they differ from the spare's) to ``spare`` (a new one when it is
+    gone, or confined otherwise): its job, and the next test's spare, made ready while it runs.
+    ``own_files`` and ``keep_output`` are the :class:`Job`'s."""
     while True:
         if spare is not None and spare.limits.confinement() != limits.confinement():
             spare.discard()
@@ -351,12 +405,14 @@ def start_in_spare(
         if spare is None:
             spare = Spare(limits)
         changed = None if limits == spare.limits else astuple(limits)
-        message = marshal.dumps((*payload, changed))  # type: ignore[arg-type]  # str, code objects, their dicts
+        message = marshal.dumps((test.kind, test.values(), changed))  # type: ignore[arg-type]  # str, code objects, their dicts
         if spare.send(message):
             break
         spare = None
-    job = Job(spare.pid, spare.report_fd, spare.workdir, timeout, spare.cap, cpu_timeout)
-    job.server = spare.server
+    job = Job(
+        spare.pid, spare.report_fd, spare.workdir, timeout, spare.cap, cpu_timeout,
+        own_files=own_files, keep_output=keep_output, server=spare.server,
+    )
     return job, Spare(limits)
 
 
@@ -370,7 +426,7 @@ def start_server() -> None:
 
 def remember_in_server(function: str, data: object, limits: Limits) -> int | None:
     """Have the fork server's room for ``limits`` (started now if need be) keep ``data`` for the children it
-    forks from now on (see :meth:`~astreduce.oracles.forkserver.ForkServer.remember`): the server's pid,
+    forks from now on (see :meth:`~astreduce.run.forkserver.ForkServer.remember`): the server's pid,
     None when no server serves (a child then does without)."""
     try:
         server = fork_server(SERVED_MAIN, PREPARE_SERVER)
@@ -441,25 +497,14 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
             die_with_parent()  # from now on; a spare that waits leaves with its pipe, folder and all
             if os.getppid() != parent:  # astreduce died just now, before the line above
                 os._exit(0)
-        payload = marshal.loads(message)
-        changed_limits = payload[-1]
+        kind, values, changed_limits = marshal.loads(message)
         if changed_limits is not None:
             limits = Limits(*changed_limits)
             limits.apply()
         if not served:
             cap.join_before_spawning()  # before it is confined: then no candidate can write a cgroup.procs
             limits.confine_to(workdir)  # from here on the candidate's: its folder only, no network
-        if payload[0] is None:  # a tree and its entry (astreduce.oracles.forked_tree)
-            from astreduce.oracles.forked_tree import run_tree
-
-            report = run_tree(payload[1:-1], workdir)
-            return
-        source, text, code, append_code, name, search_path = payload[:-1]
-        path = os.path.join(workdir, name)
-        _write_file(path, source)
-        sys.argv = [path]
-        sys.path[0:1] = [search_path or workdir]
-        report = _run(source if text is None else text, code, append_code, path)
+        report = ChildTest.KINDS[kind](*values).run(workdir)
     except BaseException as error:  # astreduce's own setup failed: report a crash, never return
         report = crash_report(error)
     finally:

@@ -19,12 +19,12 @@ What it does:
   limits the user's processes (root ignores that);
 * limits on CPU time, address space (memory) and file size (RLIMIT_CPU,
   RLIMIT_AS, RLIMIT_FSIZE);
-* confinement (:mod:`~astreduce.oracles.confine`, :meth:`Limits.confine_to`):
+* confinement (:mod:`~astreduce.run.confine`, :meth:`Limits.confine_to`):
   writes only in its folder and the allowed paths, no network, no System V
   IPC shared with anything outside, no signals out, every other mount
   read-only, where the kernel allows it;
 * a folder is removed without following a link the candidate left, at any
-  depth (:func:`~astreduce.oracles.confine.remove_tree`); one that cannot
+  depth (:func:`~astreduce.run.removal.remove_tree`); one that cannot
   be removed is named in one line when astreduce exits.
 
 What it does not do: restrict reads (a candidate may read any file the
@@ -37,7 +37,6 @@ from __future__ import annotations
 import atexit
 import faulthandler
 import fcntl
-import itertools
 import os
 import re
 import resource
@@ -53,11 +52,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from astreduce.oracles import confine
+from astreduce.run import confine, removal
+from astreduce.run.cgroups import remove_cgroups
 
-_CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
 
 #: The shortest default per-test timeout: 10x the original's run time is too
 #: tight for fast originals on a busy machine, where a timeout would pass for UNRESOLVED.
@@ -66,13 +65,12 @@ MIN_TIMEOUT = 2.0
 #: not grow with the load, so it can be far tighter than the wall clock: a
 #: candidate whose loop lost its exit costs this much, not MIN_TIMEOUT.
 MIN_CPU_TIMEOUT = 0.2
-_counter = itertools.count()
 
 
 @dataclass
 class Limits:
     """What a test's process may use and touch, applied in it before it runs a candidate:
-    resource limits, and confinement (:mod:`~astreduce.oracles.confine`)."""
+    resource limits, and confinement (:mod:`~astreduce.run.confine`)."""
 
     cpu_seconds: int = 60
     memory_bytes: int = 4 << 30
@@ -89,7 +87,7 @@ class Limits:
         """In the test's own process, before it runs anything: confine it to ``folder`` (and :attr:`writable`),
         with ``TMPDIR`` there, so that tools which write temporary files still work. ``in_room``: the process
         is a child of a room confined already (a fork server's); ``room``: it is such a room. What held
-        (:func:`~astreduce.oracles.confine.confine`; nothing when not confining)."""
+        (:func:`~astreduce.run.confine.confine`; nothing when not confining)."""
         if not self.confine:
             return {}
         held: dict[str, int | bool] = confine.confine(  # type: ignore[no-untyped-call]  # free of annotations (run under other interpreters)
@@ -99,7 +97,7 @@ class Limits:
 
     def probe(self) -> dict[str, int | bool]:
         """What confines a test under these limits on this machine, tried once in a forked child (cached):
-        the report's ``confinement`` (:data:`~astreduce.oracles.confine.LAYERS`); nothing holds when not confining."""
+        the report's ``confinement`` (:data:`~astreduce.run.confine.LAYERS`); nothing holds when not confining."""
         if not self.confine:
             return {layer: 0 if layer == "landlock" else False for layer in confine.LAYERS}
         key = (self.writable, self.network)
@@ -239,179 +237,12 @@ def virtual_memory() -> int:
 _measured: list[float] = [float("-inf"), 0, 0]
 
 
-class ProcessGroupCap:
-    """A pids cgroup for one test: caps its process count and finds every process to kill.
-
-    When the cgroup cannot be created (not root, no cgroup v1 pids
-    controller), :attr:`path` is ``None`` and only the process group is killed.
-    A cgroup left empty by its test is kept for the next one (see :data:`_idle_cgroups`).
-
-    The test's first process joins before it is confined (:meth:`join`, or
-    a process running no code of the user's moves it there: the fork
-    server): a confined process can write no ``cgroup.procs``, so no
-    candidate can move another process into its cgroup to have it killed,
-    or out of one. Every cgroup this process made is killed and removed at
-    its exit (:func:`_at_exit`).
-    """
-
-    def __init__(self, limit: int, enabled: bool = True) -> None:
-        self.path: Path | None = None
-        self.limit = limit
-        self.spawned = False
-        """In the test's process: whether it started, or was about to start, a process (:meth:`watch_spawning`)."""
-        if not enabled:
-            return
-        while _idle_cgroups:
-            reused, reused_limit = _idle_cgroups.pop()
-            try:
-                if reused_limit != limit:
-                    (reused / "pids.max").write_text(f"{limit}\n")
-            except OSError:
-                _remove_cgroup(reused)
-                continue
-            self.path = reused
-            return
-        _sweep_stale_cgroups()
-        candidate = _CGROUP_ROOT / f"astreduce-{os.getpid()}-{next(_counter)}"
-        try:
-            candidate.mkdir()
-        except OSError:
-            return
-        _made_cgroups.add(candidate)
-        try:
-            (candidate / "pids.max").write_text(f"{limit}\n")
-            self.path = candidate
-        except OSError:
-            _remove_cgroup(candidate)
-
-    def join(self, pid: int | None = None) -> None:
-        """Move the calling process (the test's first, before it is confined), or process ``pid``, into the cgroup."""
-        if self.path is not None:
-            try:
-                (self.path / "cgroup.procs").write_text(f"{os.getpid() if pid is None else pid}\n")
-            except OSError:
-                pass
-
-    def join_before_spawning(self) -> None:
-        """Join the cgroup now, before the process is confined, and note when it starts a process (:meth:`watch_spawning`)."""
-        self.join()
-        self.watch_spawning()
-
-    def watch_spawning(self) -> None:
-        """Note (:attr:`spawned`) when the calling process is about to start another: a test that started
-        none needs no look into its cgroup at its end (reading and killing its members costs 1-2 ms).
-
-        An audit hook watches for the events that start a process (``os.fork``,
-        ``subprocess.Popen``, ``os.system``, ``os.exec*``, ``os.posix_spawn``,
-        any foreign call through ``ctypes``), and the call multiprocessing's
-        spawn uses is wrapped too. A process started some other way (a C
-        extension's own fork) is still in the cgroup: the test's end finds
-        it when it looks (:meth:`release_unused`).
-        """
-        if self.path is None:
-            return
-
-        def note() -> None:
-            self.spawned = True
-
-        def hook(event: str, args: tuple[object, ...]) -> None:
-            if not self.spawned and event in _SPAWNING_EVENTS:
-                note()
-
-        sys.addaudithook(hook)
-        try:
-            import _posixsubprocess
-
-            fork_exec = _posixsubprocess.fork_exec
-
-            def noting_fork_exec(*args: Any, **kwargs: Any) -> Any:  # fork_exec's own signature, passed on as it is
-                note()
-                return fork_exec(*args, **kwargs)
-
-            _posixsubprocess.fork_exec = noting_fork_exec
-        except (ImportError, AttributeError):
-            pass
-
-    def unused(self) -> bool:
-        """True when no live process of the test is in the cgroup (or there is no cgroup to look in)."""
-        if self.path is None:
-            return True
-        try:
-            return all(_is_zombie(int(pid)) for pid in (self.path / "cgroup.procs").read_text().split())
-        except (OSError, ValueError):
-            return False
-
-    def release_unused(self) -> None:
-        """Hand back the cgroup of a test that started no process (its report said so) for the next test; one
-        that holds a live process after all (started where no audit event shows) is killed first."""
-        if self.path is not None and os.getpid() == _OWNER and len(_idle_cgroups) < _IDLE_LIMIT and self.unused():
-            _idle_cgroups.append((self.path, self.limit))
-            self.path = None
-        else:
-            self.kill_all()
-
-    def kill_all(self) -> None:
-        """Kill every live process left in the cgroup, then remove it (or keep it for the next test)."""
-        if self.path is None:
-            return
-        path, self.path = self.path, None
-        empty = _kill_members(path)
-        if empty and len(_idle_cgroups) < _IDLE_LIMIT and os.getpid() == _OWNER:
-            _idle_cgroups.append((path, self.limit))
-        else:
-            _remove_cgroup(path)
-
-
-def discard_cgroup(path: str) -> bool:
-    """Kill what is left in the cgroup at ``path`` and remove it (the fork server's end, for the tests it
-    could not hand back); whether it is gone."""
-    _kill_members(Path(path))
-    return _remove_cgroup(Path(path))
-
-
-def _kill_members(path: Path, patience: int = 50) -> bool:
-    """SIGKILL every live process in the cgroup at ``path`` until none is left (``patience`` looks, a
-    millisecond apart); whether it is then empty (a killed process leaves ``cgroup.procs`` at once, and
-    ``pids.current`` once it is reaped)."""
-    procs = path / "cgroup.procs"
-    for _ in range(patience):
-        try:
-            pids = [int(p) for p in procs.read_text().split()]
-        except (OSError, ValueError):
-            break
-        live = [pid for pid in pids if not _is_zombie(pid)]
-        if not live:
-            break
-        for pid in live:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.001)
-    try:
-        return not procs.read_text().split() and (path / "pids.current").read_text().strip() == "0"
-    except OSError:
-        return False
-
-
-#: Audit events that start a process (or may: any foreign call through ctypes).
-_SPAWNING_EVENTS = frozenset(
-    {
-        "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system", "os.exec",
-        "os.startfile", "subprocess.Popen", "pty.spawn", "ctypes.call_function", "ctypes.dlopen",
-    }
-)
-#: Empty cgroups (and their pids.max) ready for the next test; removed at exit.
-_idle_cgroups: list[tuple[Path, int]] = []
-#: Every cgroup this process made and has not removed: each is killed and removed at exit.
-_made_cgroups: set[Path] = set()
 #: Empty test folders ready for the next test; removed at exit.
 _idle_workdirs: list[str] = []
-#: More idle cgroups or folders than tests that can run at once is waste.
+#: More idle folders than tests that can run at once is waste.
 _IDLE_LIMIT = 64
-#: The process that owns the pools (a forked child must not hand them on).
+#: The process that owns the pool (a forked child must not hand it on).
 _OWNER = os.getpid()
-_swept = False
 
 
 def reap(pid: int) -> None:
@@ -423,34 +254,6 @@ def reap(pid: int) -> None:
 
 #: Killed test processes not yet collected (see :func:`reap`).
 _unreaped: list[int] = []
-
-
-def _remove_cgroup(path: Path) -> bool:
-    """Remove an empty cgroup; False while processes (zombies not yet reaped among them) keep it busy."""
-    try:
-        path.rmdir()
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return False
-    _made_cgroups.discard(path)
-    return True
-
-
-def _sweep_stale_cgroups() -> None:
-    """Remove the empty cgroups of astreduce processes that died without cleaning up (``kill -9``)."""
-    global _swept
-    if _swept:
-        return
-    _swept = True
-    try:
-        entries = list(_CGROUP_ROOT.glob("astreduce-*-*"))
-    except OSError:
-        return
-    for entry in entries:
-        owner = entry.name.split("-")[1]
-        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
-            _remove_cgroup(entry)
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -465,14 +268,6 @@ def drop_idle_workdirs() -> None:
     children it has not reaped yet, and one of them may already be kept here for another test."""
     while _idle_workdirs and os.getpid() == _OWNER:
         remove_workdir(_idle_workdirs.pop())
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
-    except (OSError, IndexError):
-        return True
 
 
 def kill_group(pid: int) -> None:
@@ -703,13 +498,13 @@ def release_workdir(path: str, own_files: frozenset[str]) -> None:
 
 
 def remove_workdir(path: str) -> bool:
-    """Remove a test's folder, whatever the candidate left in it (:func:`~astreduce.oracles.confine.remove_tree`:
+    """Remove a test's folder, whatever the candidate left in it (:func:`~astreduce.run.removal.remove_tree`:
     any depth, links removed and never followed, parts made read-only). A killed candidate may add to it while
     it dies: a folder that will not go is tried again a few times, and at exit. Never raises; one that will
     not go even then is named in one line when this process exits. Whether it is gone."""
     for delay in _REMOVAL_DELAYS:
         try:
-            gone: bool = confine.remove_tree(path)  # type: ignore[no-untyped-call]  # free of annotations
+            gone: bool = removal.remove_tree(path)  # type: ignore[no-untyped-call]  # free of annotations
         except Exception:  # never a traceback for a folder: it is named at exit instead
             gone = False
         if gone or not os.path.lexists(path):
@@ -726,24 +521,6 @@ _REMOVAL_DELAYS = (0.001, 0.01, 0.05)
 
 #: Folders (and cgroups) that could not be removed, named when this process exits.
 _unremoved: dict[str, None] = {}
-
-
-def _remove_cgroups(patience: float = 2.0) -> None:
-    """Kill what is left in every cgroup this process made, and remove them all; killed processes keep a
-    cgroup busy until they are reaped, so this tries again for up to ``patience`` seconds."""
-    while _idle_cgroups:
-        _made_cgroups.add(_idle_cgroups.pop()[0])
-    deadline = time.monotonic() + patience
-    while _made_cgroups:
-        for path in list(_made_cgroups):
-            _kill_members(path, patience=1)
-            reap_all()
-            _remove_cgroup(path)
-        if not _made_cgroups or time.monotonic() >= deadline:
-            break
-        time.sleep(0.005)
-    for path in _made_cgroups:
-        _unremoved.setdefault(str(path), None)
 
 
 def reap_all() -> None:
@@ -767,7 +544,7 @@ def _at_exit() -> None:
         return
     for path in list(_unremoved):  # their processes are dead by now
         remove_workdir(path)
-    _remove_cgroups()
+    _unremoved.update(dict.fromkeys(str(path) for path in remove_cgroups(between=reap_all)))
     drop_idle_workdirs()
     _Claim.end()
     if _unremoved:
