@@ -291,3 +291,66 @@ def test_the_rule_sees_a_process_start(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("import os, subprocess\nsubprocess.Popen(['true'])\npid = os.fork()\nos.getpid()\n")
     assert process_starts(module) == ["m.py:2: subprocess.Popen", "m.py:3: os.fork"]
+
+
+# --- one value through the calls --------------------------------------------------------------------
+
+
+def config_walk(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Run ``astreduce ARGV`` in this process, watching every call of astreduce's that takes a
+    ``ReduceConfig``: the calls (module.function), and the climbs: a call made, below another that took
+    the configuration, into a higher layer than that one's (a value handed back up)."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from astreduce.cli import main
+    from astreduce.reduce.single import ReduceConfig
+
+    holders: dict[int, tuple[int, str]] = {}
+    calls: list[str] = []
+    climbs: list[tuple[str, str]] = []
+
+    def profile(frame, event, arg):  # type: ignore[no-untyped-def]
+        module = frame.f_globals.get("__name__", "")
+        if event != "call" or not module.startswith("astreduce"):
+            return
+        code = frame.f_code
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        if not any(isinstance(frame.f_locals.get(name), ReduceConfig) for name in names):
+            return
+        layer, where = layer_of(part_of(module)), f"{module}.{code.co_name}"
+        caller = frame.f_back
+        while caller is not None and id(caller) not in holders:
+            caller = caller.f_back
+        if caller is not None and holders[id(caller)][0] < layer:
+            climbs.append((holders[id(caller)][1], where))
+        holders[id(frame)] = (layer, where)
+        calls.append(where)
+
+    sys.setprofile(profile)
+    try:
+        done = CliRunner().invoke(main, argv)
+    finally:
+        sys.setprofile(None)
+    assert done.exit_code == 0, done.output
+    return calls, climbs
+
+
+def test_a_reductions_configuration_flows_down(tmp_path: Path) -> None:
+    """``reduce_with``'s configuration goes down the layers and never back up (at most 3 climbs, the
+    bar; none today): the search gets a Plan, the oracle its options, never the whole configuration."""
+    program = tmp_path / "prog.py"
+    program.write_text("a = 1\nb = 0\nprint(a)\nx = a / b\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "main.py").write_text("from helper import f\nprint(1)\nf()\n")
+    (package / "helper.py").write_text("def f():\n    return 1 / 0\n\n\ndef g():\n    return 2\n")
+    for argv in (
+        ["reduce", str(program), "-o", str(tmp_path / "out.py"), "-q", "--max-tests", "20"],
+        ["reduce", str(package), "--entry", "main.py", "-o", str(tmp_path / "out"), "-q", "--max-tests", "20"],
+    ):
+        calls, climbs = config_walk(argv)
+        assert "astreduce.reduce.single.plan" in calls  # the walk saw the configuration used
+        assert len(climbs) <= 3, climbs
+        assert {part_of(call.rsplit(".", 1)[0]) for call in calls} <= {"cli", "reduce"}, calls

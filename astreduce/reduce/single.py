@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
+from astreduce.errors import NotReproducibleError, ReductionStopped, TransformLoadError, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
 from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target, plugged
@@ -43,13 +43,13 @@ from astreduce.search.cluster import Cluster, ClusterOracle
 from astreduce.search.session import (
     Budget, Interrupted, ProgressEvent, SearchFigures, Session, StopRequest, keeps_lines, protected_lines,
 )
-from astreduce.search.schedule import ordered
+from astreduce.search.schedule import after_rounds, ordered
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.origins import Lineage, Origin
 from astreduce.source.syntax import check_parses, parse_foreign, parses_here, syntax_interpreter
 from astreduce.source.tree import Tree, parse_or_none
-from astreduce.transforms import Transform, load_transforms
+from astreduce.transforms import TextTransform, Transform, load_transforms
 from astreduce.transforms.constants import Recorder, ValueFromTrace
 
 
@@ -174,11 +174,18 @@ class Planning:
     def of(cls, config: ReduceConfig) -> Planning:
         """Raises:
             UsageError: an unknown transform, an unknown interpreter.
-            TransformLoadError: a transform fails to load, or has no row in the schedule.
+            TransformLoadError: a transform fails to load, has no row in the schedule, or a row of the wrong
+                phase (a text transform belongs in the last phase, alone).
         """
         # the extras (text passes, value tracing, ...) go with every transform, or every one but a few
         leaving_out = config.transforms is not None and all(n.startswith("-") for n in config.transforms)
         transforms = tuple(ordered(load_transforms(config.transforms)))  # each one's row, before any test
+        for transform in transforms:
+            if isinstance(transform, TextTransform) != after_rounds(transform.name):
+                raise TransformLoadError(
+                    f"transform {transform.name!r}: a text transform runs in the schedule's last phase, and only a text "
+                    "transform does (its row's phase)"
+                )
         python_path = syntax_interpreter(config.options.python)
         parser = ForeignParser(python_path) if python_path is not None else None
         return cls(transforms, parser, config.transforms is None or leaving_out)

@@ -3,11 +3,15 @@
 Transforms only propose. Which phase of a round a transform's passes run
 in, in what order within the phase, and how a pass is searched is the
 search's policy, and it is this table: the strategy reads it and tests no
-transform's name. A transform added to ``transforms/`` gets one row here
-(a transform of another package without a row runs in the ``expressions``
-phase, searched as a replacement).
+transform's name. A transform added to ``transforms/`` gets one row here;
+one without a row is a load error naming it (a transform of another
+package adds its row when its module loads, :data:`DEFAULT_ROW` if nothing
+more is needed).
 
-A round runs the phases in :data:`PHASES` order. Within a phase the
+A round runs the phases in :data:`PHASES` order, but for the ``last``
+phase: its transforms edit the text's tokens (``TextTransform``: renaming),
+which keeps the program's structure and so cannot enable the passes of a
+round; they run once, after the rounds, in their order here. Within a phase the
 transforms run by priority (higher first), then by name. A row's
 ``passes`` say what passes its proposals make:
 
@@ -35,6 +39,9 @@ class Phase:
     cascading: bool = False
     """Whether its edits often become possible through a change far away (a definition goes once its
     last use has): its passes park stale single edits only until a confirming round tests them again."""
+    after_rounds: bool = False
+    """Whether its transforms run once, after the rounds, rather than in each round: the phase of the
+    text transforms, and theirs only."""
 
 
 #: The phases of one round, in order.
@@ -45,7 +52,7 @@ PHASES: tuple[Phase, ...] = (
     Phase("hoist"),
     Phase("expressions"),
     Phase("simplify"),
-    Phase("rename"),
+    Phase("last", after_rounds=True),
 )
 
 
@@ -121,8 +128,8 @@ SCHEDULE: dict[str, Row] = {
     "simplify-number": Row("simplify"),
     # the second constant: 1,343 tests for 6 tokens on the corpora when tried every round
     "to-constant": Row("simplify", fallback_ranks=True),
-    # rename: shorter names, last
-    "rename": Row("rename"),
+    # last: shorter names, once the rounds are over
+    "rename": Row("last"),
 }
 
 #: The row another package's transform may add for itself when nothing more is needed: its opportunities
@@ -163,9 +170,14 @@ def ordered(transforms: Iterable[N]) -> list[N]:
     return sorted(transforms, key=key)
 
 
+def after_rounds(name: str) -> bool:
+    """Whether the transform ``name`` runs once after the rounds (its row's phase says so)."""
+    return any(phase.after_rounds and phase.name == row(name).phase for phase in PHASES)
+
+
 def passes_of(transforms: Sequence[N]) -> list[tuple[str, N]]:
     """The passes of a round, in order: (kind, transform) for every pass kind of every transform's row."""
     return [(kind, transform) for transform in ordered(transforms) for kind in row(transform.name).passes]
 
 
-__all__ = ["DEFAULT_ROW", "PHASES", "SCHEDULE", "Phase", "Row", "ordered", "passes_of", "row"]
+__all__ = ["DEFAULT_ROW", "PHASES", "SCHEDULE", "Phase", "Row", "after_rounds", "ordered", "passes_of", "row"]

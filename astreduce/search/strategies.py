@@ -81,7 +81,7 @@ from astreduce.search.greedy import (
     apply_greedily_confirming,
     sweeping_once,
 )
-from astreduce.search.schedule import ordered, passes_of, row
+from astreduce.search.schedule import after_rounds, ordered, passes_of, row
 from astreduce.search.session import Session
 from astreduce.search.text_passes import PASSES, TEXT_PASS_LIMIT, UNPARSABLE_LIMIT, layout_of
 from astreduce.source.render import Edit, NodeReducer
@@ -481,7 +481,7 @@ def _first_candidate(found: _NodePass) -> str:
 
 def run_auto(session: Session, plan: Plan) -> None:
     run = StrategyRun(plan)  # a pass's yield on another file (of a tree) says little about this one: a run of its own
-    phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not isinstance(t, TextTransform)]
+    phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
     for _ in range(plan.rounds):
         run.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
@@ -525,9 +525,9 @@ def run_auto(session: Session, plan: Plan) -> None:
             break
         else:
             run.confirming = True
-    # renaming keeps the program's structure, so it cannot enable the passes above: run it once, last
+    # the last phase's (renaming) keeps the program's structure, so it cannot enable the passes above: once, last
     for transform in plan.transforms:
-        if isinstance(transform, TextTransform):
+        if after_rounds(transform.name) and isinstance(transform, TextTransform):  # the load checked both go together
             tree = run.current_tree(session)
             if tree is not None:
                 groups = [o.edits for o in transform.text_opportunities(tree)]
