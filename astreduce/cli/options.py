@@ -95,8 +95,9 @@ def oracle_options(command: F) -> F:
 
 
 def options_from(values: dict[str, Any]) -> OracleOptions:
-    """The oracle options of a command's keyword arguments, read by name, once (nothing is taken out of them)."""
-    differential = values["differential"] or None
+    """The oracle options of a command's keyword arguments, read by name, once (nothing is taken out of them);
+    an option the command does not have (``slice`` has no ``--run``) keeps its default."""
+    differential = values.get("differential") or None
     anywhere = values.get("anywhere", False)
     if values.get("same_frame", False) and anywhere:
         raise UsageError("--same-frame asks for the same place, the default, and --anywhere turns it off: give one or neither")
@@ -108,16 +109,16 @@ def options_from(values: dict[str, Any]) -> OracleOptions:
         append=read_append(values["append_path"]),
         timeout=values["timeout"],
         python=values["python"],
-        run=values["run_command"],
-        stdin=values["use_stdin"],
-        signal=values["signal_name"],
+        run=values.get("run_command"),
+        stdin=values.get("use_stdin", False),
+        signal=values.get("signal_name"),
         exit_code=values["exit_code"],
         stderr=values["stderr_pattern"],
         stdout=values["stdout_pattern"],
-        hang=values["hang"],
-        test=_here(values["test_script"]),
+        hang=values.get("hang"),
+        test=_here(values.get("test_script")),
         differential=tuple(differential) if differential else None,
-        retries=values["retries"],
+        retries=values.get("retries", 1),
         verbose=values.get("verbose", 0) or 0,
         extra={name: values[name] for name in _PLUGGED_NAMES if name in values},
         **confinement_from(values),

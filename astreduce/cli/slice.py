@@ -8,14 +8,12 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import with_confinement_options, confinement_from, some_oracle_options
+from astreduce.cli.options import options_from, some_oracle_options, with_confinement_options
 from astreduce.files import write_atomically
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.cli.inputs import max_input_option
 from astreduce.files import check_output_path
 from astreduce.file_checks import InputPolicy, check_input_file
-from astreduce.oracles import read_append
-from astreduce.oracles.options import OracleOptions
 from astreduce.slicing import SliceResult, slice_run
 from astreduce.slicing.listing import render_listing
 from astreduce.slicing.plot import check_plot_path, plot_slice
@@ -72,17 +70,7 @@ def slice_command(
     with errors(debug):
         if program.exists():  # a missing one is the slice's to say
             check_input_file(program, InputPolicy(max_bytes=max_input_bytes))
-        options = OracleOptions(
-            expect=values["expect"],
-            match=values["match"],
-            append=read_append(values["append_path"]),
-            timeout=values["timeout"],
-            python=values["python"],
-            exit_code=values["exit_code"],
-            stderr=values["stderr_pattern"],
-            stdout=values["stdout_pattern"],
-            **confinement_from(values),
-        )
+        options = options_from(values)
         for target, what in ((listing_path, "listing"), (report_path, "report"), (plot_path, "plot")):
             if target is not None and not is_stdout(target):
                 check_output_path(target, program, what=what)

@@ -55,6 +55,14 @@ from astreduce.transforms.constants import Recorder, ValueFromTrace
 
 C = TypeVar("C")
 """A candidate: a text, or a tree of files."""
+R = TypeVar("R", bound="Stoppable")
+
+
+class Stoppable(Protocol):
+    """A job's result as :func:`stopped_if_interrupted` reads it."""
+
+    @property
+    def interrupted(self) -> bool: ...
 
 
 class Search(Protocol):
@@ -340,6 +348,13 @@ def predicate_oracle(
     return judged
 
 
+def stopped_if_interrupted(result: R) -> R:
+    """``result``, or :class:`ReductionStopped` carrying it when the reduction was interrupted (Ctrl-C, a stop)."""
+    if result.interrupted:
+        raise ReductionStopped("interrupted", result)
+    return result
+
+
 def reduce_with(
     text: str,
     config: ReduceConfig,
@@ -463,9 +478,7 @@ def reduce_with(
         planning.close()
         if store is not None:
             store.close()
-    if result.interrupted:
-        raise ReductionStopped("interrupted", result)
-    return result
+    return stopped_if_interrupted(result)
 
 
 @dataclass(frozen=True)

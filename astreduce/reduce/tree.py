@@ -58,7 +58,7 @@ from astreduce.outcome import Outcome
 from astreduce.interpreters import version_of
 from astreduce.run.trace import TreeTracer
 from astreduce.reduce.single import (
-    Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, verify_and_format,
+    Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, stopped_if_interrupted, verify_and_format,
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.search.cache import OutcomeStore, default_cache_dir
@@ -573,9 +573,7 @@ def reduce_tree_with(
         planning.close()
         if store is not None:
             store.close()
-    if result.interrupted:
-        raise ReductionStopped("interrupted", result)
-    return result
+    return stopped_if_interrupted(result)
 
 
 def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage, planning: Planning) -> Guarded[FileTree]:
