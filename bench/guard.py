@@ -62,8 +62,9 @@ GRANULARITIES = ("lines", "statements", "functions")
 RUN_TIMEOUT = 3600  # seconds for one astreduce run
 WALL_CLOCK = frozenset({"seconds", "oracle_seconds"})
 TIMING_DEPENDENT = frozenset({"cache_hits", "syntax_rejections", "speculative"})
-#: What says which checkout ran, not what it did: informational, as the figures above.
-WHO_RAN = frozenset({"astreduce_python"})
+#: What says which checkout ran and where, not what it did (the Python, the layers of the room this
+#: machine's kernel gives): informational, as the figures above.
+WHO_RAN = frozenset({"astreduce_python", "confinement"})
 COMPARED = ("status", "reason", "exit", "command", "inputs", "tests", "outputs", "stdout", "report")
 DIFF_LINES = 40  # lines of a unified diff shown per differing output
 
