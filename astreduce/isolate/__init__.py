@@ -89,14 +89,10 @@ from astreduce.isolate.changes import (
     tree_changes,
     unified_diff,
 )
-from astreduce.isolate.search import (
-    IsolationResult,
-    LevelStats,
-    isolate,
-    isolate_paths,
-    isolate_trees,
-    isolation_report,
-)
+from astreduce.isolate.coverage import Coverage
+from astreduce.isolate.paths import IsolateSettings, isolate_paths
+from astreduce.isolate.result import IsolationResult, LevelStats, isolation_report
+from astreduce.isolate.search import IsolateProgress, isolate, isolate_trees
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
 
@@ -106,10 +102,13 @@ TreeOracleProtocol = Oracle[FileTree]
 __all__ = [
     "GRANULARITIES",
     "Change",
+    "Coverage",
     "DirectoryOracle",
     "Edit",
     "FileOracle",
     "Granularity",
+    "IsolateProgress",
+    "IsolateSettings",
     "IsolationResult",
     "LevelStats",
     "TreeOracleProtocol",

@@ -25,7 +25,7 @@ from astreduce.isolate.changes import Change
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import EncodedTree, encode_tree
 from astreduce.outcome import Outcome
-from astreduce.search.session import Session
+from astreduce.search.session import Budget, Session
 
 #: How a search turns a configuration (changes chosen at one level) into a candidate tree.
 Build = Callable[[Sequence[Change]], FileTree]
@@ -69,7 +69,9 @@ class CandidateTrees:
     (dd asks for both first).
     """
 
-    def __init__(self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None) -> None:
+    def __init__(
+        self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None, *, budget: Budget | None = None,
+    ) -> None:
         self.old = old
         texts: Oracle[str]
         one_file = oracle.traits.one_file
@@ -81,7 +83,7 @@ class CandidateTrees:
             self.text = encode_tree
             texts = EncodedTree(oracle)
         self.known = {self.text(new): Outcome.FAIL, self.text(old): Outcome.PASS}
-        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs)
+        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs, budget=budget)
         self.jobs = jobs
         self.unresolved = 0
         """Tests whose outcome was UNRESOLVED (an inconsistent configuration, as dd+ says)."""
@@ -89,9 +91,14 @@ class CandidateTrees:
         """Outcomes answered without the session: OLD and NEW, and dd's own cache."""
         self.syntax_rejections = 0
         """Candidates UNRESOLVED without a test: a Python file did not parse (:meth:`parsing_only`)."""
-        self.python = [path for path in sorted(old) if path in new and _is_python(path, single) and _parses(old[path]) and _parses(new[path])]
-        """Files that parse in OLD and in NEW (by the running interpreter): a candidate where one does not is broken."""
+        self.python = [
+            path for path in sorted(set(old) | set(new))
+            if _is_python(path, single) and (path not in old or _parses(old[path])) and (path not in new or _parses(new[path]))
+        ]
+        """Files that parse in OLD and in NEW, where they are (by the running interpreter): a candidate where one does not is broken."""
         self.require_parse = False
+        self.on_outcome: Callable[[], None] | None = None
+        """Called after each outcome read (a progress display)."""
 
     @contextmanager
     def parsing_only(self) -> Iterator[None]:
@@ -109,7 +116,7 @@ class CandidateTrees:
 
     def _broken(self, tree: FileTree) -> bool:
         return self.require_parse and any(
-            tree.get(path) not in (None, self.old[path]) and not _parses(tree[path]) for path in self.python
+            tree.get(path) not in (None, self.old.get(path)) and not _parses(tree[path]) for path in self.python
         )
 
     @property
@@ -125,6 +132,41 @@ class CandidateTrees:
             return outcome
         raise AssertionError("no outcome")  # pragma: no cover
 
+    def probe(
+        self, config: Sequence[Change], build: Build, bounds: Bounds, if_fails: Sequence[Change] | None, if_not: Sequence[Change] | None,
+    ) -> Outcome:
+        """The outcome of one configuration; ``if_fails`` and ``if_not`` are what the search tests next either way,
+        which the session may start ahead (``-j``)."""
+        tree = build(config)
+        text = self.text(tree)
+        known = self.known.get(text)
+        if known is None and self._broken(tree):
+            self.syntax_rejections += 1
+            known = self.known[text] = Outcome.UNRESOLVED
+        if known is not None:
+            self.hits += 1
+            outcome = known
+        else:
+
+            def then_if_fails(_: int) -> Iterator[str]:
+                if if_fails is not None:
+                    yield self.text(build(if_fails))
+
+            def then_if_not() -> str | None:
+                return self.text(build(if_not)) if if_not is not None else None
+
+            tests = self.session.tests
+            results = self.session.outcomes([text], then_if_fails, then_if_not)
+            outcome = next(results)
+            for _ in results:  # read to its end: the test started ahead for the next call is kept
+                pass
+            if self.session.tests > tests and outcome is Outcome.UNRESOLVED:
+                self.unresolved += 1
+        bounds.saw(config, outcome)
+        if self.on_outcome is not None:
+            self.on_outcome()
+        return outcome
+
     def outcomes(self, configs: Iterable[Sequence[Change]], build: Build, bounds: Bounds) -> Generator[Outcome, None, None]:
         """Outcomes of the configurations' trees, lazily, in order; each one also goes to ``bounds``."""
         drawn: deque[Sequence[Change]] = deque()
@@ -138,6 +180,8 @@ class CandidateTrees:
         try:
             for outcome in results:
                 bounds.saw(drawn.popleft(), outcome)
+                if self.on_outcome is not None:
+                    self.on_outcome()
                 yield outcome
         finally:
             results.close()  # dd stopped reading: the session cancels what runs ahead
