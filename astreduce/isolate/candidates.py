@@ -17,7 +17,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from astreduce.files import FileTree
 from astreduce.isolate.align import parse_python
@@ -45,15 +45,27 @@ class Bounds:
     failing: list[Change]
     grows: bool = True
     """Whether PASS outcomes move the passing side (dd ``+-``); ddmin's search has a failing side only."""
+    passed: list[list[Change]] = field(default_factory=list)
+    """With ``grows``: every configuration seen to pass, for :meth:`settle`."""
 
     def saw(self, config: Sequence[Change], outcome: Outcome) -> None:
         chosen = {id(c) for c in config}
+        if outcome is Outcome.PASS and self.grows:
+            self.passed.append(list(config))
         if not {id(c) for c in self.passing} <= chosen <= {id(c) for c in self.failing}:
             return
         if outcome is Outcome.PASS and self.grows and len(chosen) > len(self.passing):
             self.passing = list(config)
         elif outcome is Outcome.FAIL and len(chosen) < len(self.failing):
             self.failing = list(config)
+
+    def settle(self, failing: Sequence[Change]) -> None:
+        """``failing`` (a search's result, which fails) becomes the failing side, and the largest configuration
+        seen to pass within it the passing side: the two versions stay one inside the other."""
+        self.failing = list(failing)
+        inside = {id(c) for c in failing}
+        within = [config for config in self.passed if {id(c) for c in config} <= inside]
+        self.passing = max(within, key=len, default=[])
 
 
 class CandidateTrees:

@@ -331,7 +331,7 @@ class _Search:
             found = needs.closure(binary_reduction(prepared, fails))
         idle = {id(m) for m in prepared[-1].members} if pruned else set()
         needed = any(id(change) in idle for change in found)
-        bounds.failing = list(found)
+        bounds.settle(found)
         self.isolated, self.bounds = flatten(found), None
         self._end(len(flatten(found)), needed)
         return self.isolated
@@ -496,7 +496,7 @@ class _Search:
             changes=self.elements,
             passing_changes=passing,
             difference=difference,
-            requires=[],
+            requires=list(passing),  # OLD + passing fails with the difference: what the difference needs
             passing=apply_changes(old, passing),
             failing=apply_changes(old, failing),
             isolated=apply_changes(old, isolated_changes),
