@@ -20,7 +20,13 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import budget_option, cluster_from, dask_option, options_from, oracle_options
+from astreduce.cli.options import (
+    budget_option,
+    cluster_from,
+    dask_option,
+    options_from,
+    oracle_options,
+)
 from astreduce.errors import UsageError
 from astreduce.files import check_output_path, materialise, read_source, write_atomically
 from astreduce.isolate import (

@@ -28,7 +28,14 @@ from astreduce.files import FileTree
 from astreduce.isolate.coverage import CoverageRun
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node.oracle import PytestOracle
-from astreduce.pytest_node.project import Project, conftests_on_the_way, import_closure, project_python, search_roots, split_nodeid
+from astreduce.pytest_node.project import (
+    Project,
+    conftests_on_the_way,
+    import_closure,
+    project_python,
+    search_roots,
+    split_nodeid,
+)
 
 
 def node_files(nodeid: str, new: FileTree, new_root: Path) -> tuple[str, FileTree]:

@@ -18,7 +18,13 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import FileTree, read_source, read_tree
 from astreduce.isolate.changes import Granularity
 from astreduce.isolate.coverage import Coverage, CoverageRun, measure_coverage
-from astreduce.isolate.node import calibrate_node, node_coverage, node_files, node_oracle, python_path_here
+from astreduce.isolate.node import (
+    calibrate_node,
+    node_coverage,
+    node_files,
+    node_oracle,
+    python_path_here,
+)
 from astreduce.isolate.result import IsolationResult
 from astreduce.isolate.search import IsolateProgress, isolate, isolate_trees
 from astreduce.isolate.workspace import PreparedOracle

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
+import itertools
 import keyword
 import re
 from collections.abc import Iterator, Mapping
@@ -291,4 +292,4 @@ def _code_of(line: str) -> str:
 
 def _overlap(edits: list[Edit]) -> bool:
     spans = sorted((e.start, e.end) for e in edits if e.end > e.start)
-    return any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+    return any(b[0] < a[1] for a, b in itertools.pairwise(spans))

@@ -365,11 +365,10 @@ class _Search:
         """Statements on OLD, the statements the patch adds opened one level more each time, while some remain closed."""
         for depth in range(OPEN_DEPTH + 1):
             name = "statements on OLD" if depth == 0 else f"statements on OLD (depth {depth})"
-            self._narrow(name, lambda a, b, path: file_changes(a, b, "statements", path, python_only=python_only, depth=depth))
+            self._narrow(name, _statements(python_only, depth))
             assert self.isolated is not None
             target = apply_changes(self.old, self.isolated)
-            deeper = _within(self.old, target, tree_changes(self.old, target), lambda a, b, path: file_changes(
-                a, b, "statements", path, python_only=python_only, depth=depth + 1))
+            deeper = _within(self.old, target, tree_changes(self.old, target), _statements(python_only, depth + 1))
             if len(deeper) <= len(self.isolated):
                 break
 
@@ -521,6 +520,11 @@ def patch_size(old: FileTree, changes: Sequence[Change]) -> int:
     touched = {c.path for c in flatten(changes)}
     after = apply_changes({p: t for p, t in old.items() if p in touched}, changes)
     return changed_lines({p: t for p, t in old.items() if p in touched}, after)
+
+
+def _statements(python_only: bool, depth: int) -> Split:
+    """The split by statements, those a patch adds opened ``depth`` levels."""
+    return lambda old, new, path: file_changes(old, new, "statements", path, python_only=python_only, depth=depth)
 
 
 def _by_folder(files: list[Change]) -> list[Change]:
