@@ -8,8 +8,8 @@ What is shown here:
 * on real releases of real modules (``corpora/isolate/``: two releases from
   the pyenv installs, one check, one interpreter) the isolated changes,
   applied alone to OLD with ``patch``, reproduce the failure when run, and
-  grouping by function needs fewer tests than flat line hunks; the figures go
-  to the terminal as a table (statements too with ``pytest -m slow``);
+  the passing version lies within the failing one; the figures go to the
+  terminal as a table (statements too with ``pytest -m slow``);
 * a change that uses a name another change introduces: the result fails and
   holds both;
 * the command's output, files, report and one-line errors; packages

@@ -51,7 +51,7 @@ def code_of(text: str) -> str:
     return _COMMENT.sub("", _STRING.sub("''", text))
 
 
-def _imported(clause: str) -> list[tuple[str, str]]:
+def _names_imported(clause: str) -> list[tuple[str, str]]:
     """(bound name, imported name) of an import's names clause."""
     found = []
     for part in clause.strip("() \t\n").replace("\\\n", " ").split(","):
@@ -79,7 +79,7 @@ def definitions(text: str) -> tuple[set[str], set[str]]:
                 module.add(target)
     for indent, _, clause in _IMPORT.findall(code):
         if not indent:
-            module.update(bound for bound, _ in _imported(clause))
+            module.update(bound for bound, _ in _names_imported(clause))
     return module, members
 
 
@@ -147,7 +147,7 @@ class Needs:
                     (other if dot else plain).add(name)
                 for _, origin, clause in _IMPORT.findall(code):
                     if origin:
-                        other.update(name for _, name in _imported(clause))
+                        other.update(name for _, name in _names_imported(clause))
                 module, members = definitions(edit.text)
                 defined |= module | members
                 for name in module:

@@ -74,7 +74,7 @@ PAIRS = {
         Release("3.0.9", "pyparsing-3.0.9-py3-none-any.whl", "5026bae9a10eeaefb61dab2f09052b9f4307d44aee4eda64b309723d8d206bbc"),
         Release("3.1.0", "pyparsing-3.1.0-py3-none-any.whl", "d554a96d1a7d3ddaf7183104485bc19fd80543ad6ac5bdb6426719d766fb06c1"),
         "test_word_min_is_respected",
-        "Failed: DID NOT RAISE <class 'pyparsing.exceptions.ParseException'>",
+        "Failed: DID NOT RAISE",  # newer pytest prints the class's name only
         "https://github.com/pyparsing/pyparsing/issues/502",
         "https://github.com/pyparsing/pyparsing/commit/1936b368",
     ),
