@@ -4,7 +4,8 @@
   a few tests per needed change;
 * re-expression: when NEW moved and rewrote the code around the faulty
   line, the patch ends as OLD's own line edited in place, not NEW's block
-  added beside OLD's;
+  added beside OLD's; a module NEW turned into a package is where its
+  lines are matched;
 * coverage: changes to code that neither OLD's nor NEW's run executes are
   set aside in one group, and the report says how many;
 * a prepared copy of OLD: candidates are links to it plus their changed
@@ -24,7 +25,8 @@ from click.testing import CliRunner
 
 from astreduce.cli.isolate import isolate_command
 from astreduce.dd.binary import binary_reduction
-from astreduce.isolate import isolate
+from astreduce.isolate import apply_changes, isolate
+from astreduce.isolate.reexpress import proposals
 from astreduce.isolate.workspace import PreparedTree
 from astreduce.oracles import Run, Verdict
 from astreduce.outcome import Outcome
@@ -182,3 +184,25 @@ def test_a_prepared_copy_links_olds_files_and_repairs_one_a_test_wrote(tmp_path:
     second.mkdir()
     prepared.lay_out({"a.py": "a = 1\n", "b.py": "b = 2\n"}, str(second))
     assert (second / "a.py").read_text() == "a = 1\n" and prepared.repaired == 1
+
+
+def test_moved_code_is_proposed_as_an_edit_of_olds_line_with_its_import() -> None:
+    """A module NEW turned into a package (dateutil 2.7.0's parser): NEW's line, its comment aside, edits OLD's."""
+    old = {
+        "pkg/__init__.py": "",
+        "pkg/parser.py": "import re\n\n\ndef parse(l, i):\n    if l[i]:\n        value = float(l[i])\n    return value\n",
+    }
+    new = {
+        "pkg/__init__.py": "",
+        "pkg/parser/__init__.py": "from ._parser import parse\n",
+        "pkg/parser/_parser.py": (
+            "import re\nfrom decimal import Decimal\n\n\ndef parse(tokens, idx):\n    if tokens[idx]:\n"
+            "        value = Decimal(tokens[idx])  # TODO: try/except for this?\n    return value\n"
+        ),
+    }
+    target = {**old, **{path: text for path, text in new.items() if path not in old}}
+    found = {p.label: p for p in proposals(old, new, target, None)}
+    label = "pkg/parser.py:6: `value = float(l[i])` -> `value = Decimal(l[i])` (with Decimal imported)"
+    assert label in found, sorted(found)
+    edited = apply_changes(old, list(found[label].changes))["pkg/parser.py"]
+    assert edited == old["pkg/parser.py"].replace("import re\n", "import re\nfrom decimal import Decimal\n").replace("float(", "Decimal(")

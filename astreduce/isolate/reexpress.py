@@ -47,7 +47,7 @@ from astreduce.isolate.coverage import Coverage, python_file
 LINE_ALIKE = 0.5
 
 #: OLD lines tried for each NEW line of the patch, most alike first.
-MATCHES_PER_LINE = 2
+MATCHES_PER_LINE = 3
 
 #: A NEW file's OLD counterpart (for a file NEW added) must share at least this part of its lines.
 FILE_ALIKE = 0.3
@@ -73,7 +73,9 @@ class Proposal:
 
 
 def _line_words(line: str) -> list[str]:
-    return _NAME.findall(line) + re.findall(r"[^\w\s]", line)
+    """The words of a line's code: its names and punctuation, its comment left out (a comment is not the change)."""
+    code = _code_of(line)
+    return _NAME.findall(code) + re.findall(r"[^\w\s]", code)
 
 
 def _spaced_tokens(text: str) -> list[tuple[str, str]]:
@@ -100,7 +102,7 @@ def variants(old_line: str, new_line: str) -> Iterator[tuple[str, int]]:
     indent = _indent(old_line)
     old_text, new_text = old_line.strip(), new_line.strip()
     yield indent + new_text, 0
-    old_tokens, new_tokens = _spaced_tokens(old_text), _spaced_tokens(new_text)
+    old_tokens, new_tokens = _spaced_tokens(old_text), _spaced_tokens(_without_comment(new_text))
     opcodes = [op for op in difflib.SequenceMatcher(None, [t for _, t in old_tokens], [t for _, t in new_tokens], autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(opcodes) <= 1 or len(opcodes) > MAX_TOKEN_EDITS:
         return
@@ -182,10 +184,12 @@ def _import_edit(file: _File, binding: tuple[int, str, str | None, str], order: 
     return Edit(at, at, line + "\n", order)
 
 
-def counterpart(path: str, text: str, old: FileTree, taken: Mapping[str, str]) -> str | None:
+def counterpart(path: str, text: str, old: FileTree) -> str | None:
     """The OLD file ``text`` (a file NEW added at ``path``) most resembles: where its code came from, or None.
 
-    Python files only, sharing at least :data:`FILE_ALIKE` of the added file's distinct lines.
+    Python files only, sharing at least :data:`FILE_ALIKE` of the added file's distinct lines. A file the
+    patch keeps as it is in OLD counts too: NEW's ``dateutil/parser/_parser.py`` came from OLD's
+    ``dateutil/parser.py``, which a patch that adds the package need not remove.
     """
     if not python_file(path):
         return None
@@ -194,7 +198,7 @@ def counterpart(path: str, text: str, old: FileTree, taken: Mapping[str, str]) -
         return None
     best, best_share = None, FILE_ALIKE
     for candidate, body in old.items():
-        if not python_file(candidate) or candidate in taken:
+        if not python_file(candidate):
             continue
         share = len(lines & {line.strip() for line in body.splitlines()}) / len(lines)
         if share > best_share:
@@ -210,7 +214,7 @@ def proposals(old: FileTree, new: FileTree, target: FileTree, coverage: Coverage
         text = target[path]
         if old.get(path) == text:
             continue
-        source = path if path in old else counterpart(path, text, old, target)
+        source = path if path in old else counterpart(path, text, old)
         if source is None:
             continue
         file = _File(source, old[source])
@@ -282,6 +286,19 @@ def _proposals_for(
         if needed:
             label += f" (with {', '.join(needed)} imported)"
         yield Proposal(changes, len(edits), label, (0 if executed else 1, part, -ratio, index))
+
+
+def _without_comment(line: str) -> str:
+    """A line without its trailing comment (its strings kept)."""
+    code = _code_of(line)
+    if "#" not in line or len(code.rstrip()) == len(line.rstrip()):
+        return line
+    kept = len(line) - len(line.lstrip())
+    for match in _TOKEN.finditer(line):
+        if match.group(1).startswith("#"):
+            break
+        kept = match.end()
+    return line[:kept].rstrip()
 
 
 def _code_of(line: str) -> str:

@@ -12,7 +12,7 @@ finer and minimised by ddmin, applied to OLD alone:
    statements; the statements it adds are opened level by level (a class,
    its methods, their statements);
 4. **lines on OLD**: every line the patch removes or adds;
-5. **re-expressed on OLD** (``reexpress``): OLD's own lines edited in place
+5. **re-expressed on OLD** (also before 3, when the patch is large) (``reexpress``): OLD's own lines edited in place
    toward the patch's NEW lines, down to single tokens
    (:mod:`astreduce.isolate.reexpress`); a smaller one that fails replaces
    the patch, which is then minimised by statements and lines again, so that
@@ -216,6 +216,14 @@ MAX_PROPOSALS = 120
 #: Rounds of minimising and re-expressing on OLD while the patch shrinks.
 REEXPRESS_ROUNDS = 2
 
+#: A patch of the granularity with more changed lines than this is re-expressed before it is split, with at most
+#: :data:`EARLY_PROPOSALS` proposals: when NEW moved the code (a module turned into a package), splitting NEW's text
+#: costs hundreds of tests where one of OLD's lines edited in place is the answer.
+EARLY_ABOVE = 40
+
+#: Proposals tried at most by the re-expression before splitting.
+EARLY_PROPOSALS = 30
+
 
 class _Search:
     """One isolation's levels, and where they stand: what :meth:`result` reports, finished or not."""
@@ -291,6 +299,8 @@ class _Search:
         self._level(granularity, elements, "changes", versions=True)
         if not refine:
             return
+        if reexpress and patch_size(old, self.isolated) > EARLY_ABOVE:
+            self._reexpress("re-expressed on OLD (before splitting)", EARLY_PROPOSALS)
         for round_ in range(REEXPRESS_ROUNDS):
             self._narrow_statements(python_only)
             with self.trees.parsing_only():  # most subsets of lines are broken: a parse, not a test
@@ -414,7 +424,7 @@ class _Search:
         self.isolated, self.narrowing = found, None
         return found
 
-    def _reexpress(self) -> bool:
+    def _reexpress(self, name: str = "re-expressed on OLD", most: int = MAX_PROPOSALS) -> bool:
         """Try OLD's own lines edited in place toward the patch's NEW lines, smallest first; True when one replaced the patch."""
         assert self.isolated is not None
         old, trees = self.old, self.trees
@@ -422,8 +432,8 @@ class _Search:
         size = changed_lines(old, current)
         if size <= 1:
             return False
-        found = [p for p in proposals(old, self.new, current, self.coverage) if p.lines < size][:MAX_PROPOSALS]
-        self._begin("re-expressed on OLD", len(found))
+        found = [p for p in proposals(old, self.new, current, self.coverage) if p.lines < size][:most]
+        self._begin(name, len(found))
         self.narrowing = bounds = Bounds([], list(self.isolated), grows=False)
 
         def build(config: Sequence[Change]) -> FileTree:
