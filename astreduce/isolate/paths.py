@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.files import FileTree, read_source, read_tree
@@ -29,7 +30,7 @@ from astreduce.isolate.result import IsolationResult
 from astreduce.isolate.search import IsolateProgress, isolate, isolate_trees
 from astreduce.isolate.workspace import PreparedOracle
 from astreduce.oracles import Oracle
-from astreduce.oracles.options import OracleOptions, Original, build_oracle
+from astreduce.oracles.options import OracleOptions, Original, build_oracle, describe_judgement
 from astreduce.outcome import Outcome
 from astreduce.reduce.single import StopRequest
 from astreduce.search.cluster import Cluster
@@ -183,6 +184,8 @@ def _isolate_folders(
             judged.close()
         oracle.close()
     result.notes = notes()
+    if not result.target and options.kind != "exec" and settings.node is None:
+        result.target = describe_judgement(cast("Oracle[str]", oracle), options)  # what the command oracle looks for
     return result
 
 
