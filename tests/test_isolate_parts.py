@@ -204,5 +204,7 @@ def test_moved_code_is_proposed_as_an_edit_of_olds_line_with_its_import() -> Non
     found = {p.label: p for p in proposals(old, new, target, None)}
     label = "pkg/parser.py:6: `value = float(l[i])` -> `value = Decimal(l[i])` (with Decimal imported)"
     assert label in found, sorted(found)
+    # NEW's renamed local is unbound in OLD's function: that edit would be a NameError, so it is not proposed
+    assert not [name for name in found if "float(tokens[i])" in name or "Decimal(tokens[idx])" in name], sorted(found)
     edited = apply_changes(old, list(found[label].changes))["pkg/parser.py"]
     assert edited == old["pkg/parser.py"].replace("import re\n", "import re\nfrom decimal import Decimal\n").replace("float(", "Decimal(")

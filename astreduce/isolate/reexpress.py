@@ -35,7 +35,7 @@ import difflib
 import itertools
 import keyword
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from astreduce.files import FileTree
@@ -57,6 +57,7 @@ MAX_TOKEN_EDITS = 8
 
 _TOKEN = re.compile(r"\s*(\w+|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S)")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_USE = re.compile(r"(\.[ \t]*)?\b([A-Za-z_]\w*)")
 _BUILTINS = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset({"self", "cls", "__name__", "__file__"})
 
 
@@ -132,6 +133,10 @@ class _File:
         """Top-level ``from M import ...`` statements by (level, module)."""
         self.after_imports = 0
         """The line (0-based) after the last top-level import."""
+        self.module_bound: set[str] | None = None
+        """Names the module binds at its top level (None when it does not parse: every name of the file counts)."""
+        self.scopes: list[tuple[int, int, set[str]]] = []
+        """Each function's lines (first, last, 1-based) and the names it binds (parameters, assignments, imports)."""
         tree = parse_python(text)
         if tree is not None:
             for node in tree.body:
@@ -139,12 +144,53 @@ class _File:
                     self.imports[(node.level, node.module or "")] = node
                 if isinstance(node, (ast.Import, ast.ImportFrom)) and node.end_lineno is not None:
                     self.after_imports = node.end_lineno
+            self.module_bound = _bound_in(tree.body)
+            for function in ast.walk(tree):
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and function.end_lineno is not None:
+                    arguments = function.args
+                    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+                    names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+                    body: list[ast.AST] = list(function.body) if isinstance(function.body, list) else [function.body]
+                    self.scopes.append((function.lineno, function.end_lineno, names | _bound_in(body)))
+
+    def bound_at(self, index: int) -> set[str] | None:
+        """The names a line (0-based) can use without a new binding: the module's and its enclosing functions'."""
+        if self.module_bound is None:
+            return None
+        names = set(self.module_bound)
+        for first, last, bound in self.scopes:
+            if first <= index + 1 <= last:
+                names |= bound
+        return names
 
     def line_edit(self, index: int, text: str, order: int) -> Edit:
         """Replace line ``index`` by ``text``, its end of line kept."""
         line = self.lines[index]
         ending = line[len(line.rstrip("\r\n")) :]
         return Edit(self.offsets[index], self.offsets[index + 1], text + ending, order)
+
+
+def _bound_in(body: Sequence[ast.AST]) -> set[str]:
+    """Names a block binds, nested blocks included but not the functions and classes it defines (only their names)."""
+    names: set[str] = set()
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def _bindings(text: str) -> dict[str, tuple[int, str, str | None, str]]:
@@ -271,10 +317,13 @@ def _proposals_for(
     """The proposals that edit OLD's line ``index`` toward ``new_line``."""
     old_line = file.lines[index].rstrip("\r\n")
     old_names = set(_NAME.findall(old_line))
+    usable = file.bound_at(index)
+    if usable is None:
+        usable = file.names
     for text, part in variants(old_line, new_line):
-        needed = [n for n in dict.fromkeys(_NAME.findall(_code_of(text))) if n not in old_names and n not in file.names and n not in _BUILTINS]
+        needed = [n for n in dict.fromkeys(_used_names(_code_of(text))) if n not in old_names and n not in usable and n not in _BUILTINS]
         if any(n not in bindings for n in needed):
-            continue  # it needs a name NEW binds some other way (a local, a definition): not this way
+            continue  # a name neither the line's scope nor NEW's imports bind (NEW's local, renamed): a NameError
         edits = [file.line_edit(index, text, 0)]
         for order, name in enumerate(needed, 1):
             edits.append(_import_edit(file, bindings[name], order))
@@ -286,6 +335,11 @@ def _proposals_for(
         if needed:
             label += f" (with {', '.join(needed)} imported)"
         yield Proposal(changes, len(edits), label, (0 if executed else 1, part, -ratio, index))
+
+
+def _used_names(code: str) -> list[str]:
+    """The names a line's code looks up (an attribute after a dot is not one)."""
+    return [m.group(2) for m in _USE.finditer(code) if not m.group(1)]
 
 
 def _without_comment(line: str) -> str:
