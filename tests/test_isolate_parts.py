@@ -10,7 +10,8 @@
   set aside in one group, and the report says how many;
 * a prepared copy of OLD: candidates are links to it plus their changed
   files, and a test that writes into a linked file does not spoil the next;
-* ``--max-tests`` ends with the best verified patch so far, exit 0.
+* ``--max-tests`` ends with the best verified patch so far, exit 0;
+* ``--git``'s mistakes are one-line errors.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from astreduce.cli.isolate import isolate_command
 from astreduce.dd.binary import binary_reduction
+from astreduce.errors import UsageError
 from astreduce.isolate import apply_changes, isolate
+from astreduce.isolate.git import resolve, revisions
 from astreduce.isolate.reexpress import proposals
 from astreduce.isolate.workspace import PreparedTree
 from astreduce.oracles import Run, Verdict
@@ -208,3 +212,17 @@ def test_moved_code_is_proposed_as_an_edit_of_olds_line_with_its_import() -> Non
     assert not [name for name in found if "float(tokens[i])" in name or "Decimal(tokens[idx])" in name], sorted(found)
     edited = apply_changes(old, list(found[label].changes))["pkg/parser.py"]
     assert edited == old["pkg/parser.py"].replace("import re\n", "import re\nfrom decimal import Decimal\n").replace("float(", "Decimal(")
+
+
+def test_git_revisions_are_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="not a git repository"):
+        resolve(tmp_path, "HEAD")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    for command in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "one"]):
+        subprocess.run(["git", "-C", str(repo), *command], check=True, env=env)
+    with pytest.raises(UsageError, match="'nothing' names no commit"):
+        resolve(repo, "nothing")
+    with pytest.raises(UsageError, match="are the same commit"), revisions(repo, "HEAD", "HEAD"):
+        pass
