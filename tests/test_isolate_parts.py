@@ -176,6 +176,14 @@ def test_max_tests_ends_with_the_best_verified_patch(tmp_path: Path) -> None:
 
 def test_a_prepared_copy_links_olds_files_and_repairs_one_a_test_wrote(tmp_path: Path) -> None:
     prepared = PreparedTree({"a.py": "a = 1\n", "b.py": "b = 2\n"})
+    try:
+        _lay_out_twice(prepared, tmp_path)
+    finally:
+        prepared.close()
+    assert not os.path.exists(prepared.folder)
+
+
+def _lay_out_twice(prepared: PreparedTree, tmp_path: Path) -> None:
     first = tmp_path / "first"
     first.mkdir()
     prepared.lay_out({"a.py": "a = 1\n", "b.py": "b = 20\n"}, str(first))
