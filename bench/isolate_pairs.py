@@ -4,7 +4,7 @@ Usage (run by hand, not in CI; it downloads two wheels per pair from PyPI the fi
 
     python bench/isolate_pairs.py [PAIR ...] [-j 2] [--node] [--wheels DIR] [--work DIR]
 
-For each pair of ``corpora/isolate/releases`` (all but dateutil by default), laid out by
+For each pair of ``corpora/isolate/releases`` (all by default), laid out by
 its ``fetch.py``: ``astreduce isolate old new --test check.sh -j J`` (and,
 with ``--node``, ``--node test_regression.py::TEST`` too), timed from the
 command's start to its end. Each patch is then applied to a fresh copy of
@@ -103,7 +103,7 @@ def run(folder: Path, oracle: list[str], jobs: int, tag: str) -> dict[str, Any]:
 def main() -> None:
     fetch = _fetch_module()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pairs", nargs="*", default=list(fetch.DEFAULT), help="pairs (default: all but dateutil)")
+    parser.add_argument("pairs", nargs="*", default=list(fetch.PAIRS), help="pairs (default: all)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--node", action="store_true", help="also run with --node and compare the patches")
     parser.add_argument("--wheels", type=Path, help="look for the wheel files here first (fetch.py --wheels)")

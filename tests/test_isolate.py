@@ -1,4 +1,4 @@
-"""``astreduce isolate``: changes between two versions, dd ``+-`` over them, the command.
+"""``astreduce isolate``: changes between two versions, the search over them by levels, the command.
 
 What is shown here:
 
@@ -734,12 +734,12 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert result.exit_code == 0, result.output
     assert result.stdout == out.read_text(encoding="utf-8")
     assert result.stdout.startswith("--- a/report.py\n+++ b/report.py\n@@ ")
-    assert "astreduce: 1-minimal difference: 1 change(s), 2 lines" in result.stderr
+    assert "astreduce: difference of the passing and failing versions: 1 change(s), 2 lines" in result.stderr
     passing, failing = tmp_path / "found.passing.py", tmp_path / "found.failing.py"
     minimal = tmp_path / "found.minimal-difference.diff"
     assert passing.is_file() and failing.is_file() and minimal.is_file()
     assert not (tmp_path / "found.isolated.diff").exists()  # -o is the patch on OLD
-    # -o holds the patch on OLD; the 1-minimal difference passing -> failing goes beside it
+    # -o holds the patch on OLD; the difference passing -> failing goes beside it
     assert minimal.read_text(encoding="utf-8") == unified_diff(
         {"report.py": passing.read_text(encoding="utf-8")}, {"report.py": failing.read_text(encoding="utf-8")}
     )

@@ -28,7 +28,7 @@ from click.testing import CliRunner
 from astreduce.cli.isolate import isolate_command
 from astreduce.dd.binary import binary_reduction
 from astreduce.errors import UsageError
-from astreduce.isolate import apply_changes, isolate
+from astreduce.isolate import apply_changes, changed_lines, isolate
 from astreduce.isolate.git import resolve, revisions
 from astreduce.isolate.reexpress import proposals
 from astreduce.isolate.workspace import PreparedTree
@@ -177,6 +177,14 @@ def test_max_tests_ends_with_the_best_verified_patch(tmp_path: Path) -> None:
 
 def test_a_prepared_copy_links_olds_files_and_repairs_one_a_test_wrote(tmp_path: Path) -> None:
     prepared = PreparedTree({"a.py": "a = 1\n", "b.py": "b = 2\n"})
+    try:
+        _lay_out_twice(prepared, tmp_path)
+    finally:
+        prepared.close()
+    assert not os.path.exists(prepared.folder)
+
+
+def _lay_out_twice(prepared: PreparedTree, tmp_path: Path) -> None:
     first = tmp_path / "first"
     first.mkdir()
     prepared.lay_out({"a.py": "a = 1\n", "b.py": "b = 20\n"}, str(first))
@@ -227,3 +235,8 @@ def test_git_revisions_are_one_line_errors(tmp_path: Path) -> None:
         resolve(repo, "nothing")
     with pytest.raises(UsageError, match="are the same commit"), revisions(repo, "HEAD", "HEAD"):
         pass
+
+
+def test_a_binary_file_that_changed_is_one_changed_line() -> None:
+    old, new = {"a.py": "x = 1\n", "z.tar.gz": "\0\1\n\2\n" * 50}, {"a.py": "x = 2\n", "z.tar.gz": "\0\3\n" * 70}
+    assert changed_lines(old, new) == 2 + 1

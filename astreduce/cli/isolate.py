@@ -1,8 +1,8 @@
 """``astreduce isolate OLD NEW``: the failure-inducing changes between a passing and a failing version.
 
 What a user applies comes first: the patch on OLD (stdout, ``-o``), 1-minimal
-by lines unless ``--no-refine``; beside it the 1-minimal difference between
-the passing and the failing version (``STEM.minimal-difference.diff``), and
+by lines unless ``--no-refine``; beside it the difference between the
+passing and the failing version of the granularity (``STEM.minimal-difference.diff``), and
 the two versions (``STEM.passing.py``, ``STEM.failing.py``). With ``--git
 GOOD BAD`` OLD and NEW are two revisions of the repository (``--repo``),
 checked out in temporary folders; without ``-o`` only the patch is written,
@@ -149,8 +149,8 @@ def isolate_command(
 
     Prints the patch that makes OLD fail (patch -p1 applies it), 1-minimal by
     lines: removing any one of its changed lines makes the failure go away.
-    Writes it (-o), the 1-minimal difference between the maximal passing and
-    the minimal failing version, and both versions. OLD and NEW are two files
+    Writes it (-o), the difference between the passing and the failing
+    version of the granularity, and both versions. OLD and NEW are two files
     or two directories (then give --entry FILE, --node NODEID or a command
     oracle), or with --git two revisions of a repository.
 
@@ -249,7 +249,8 @@ def _say_isolation(result: IsolationResult, written: Mapping[str, str]) -> None:
         say(f"coverage not measured: {coverage.why}")
     if written.get("difference"):
         say(
-            f"1-minimal difference: {len(result.difference)} change(s), {result.diff_lines} lines, in {written.get('difference')}; "
+            f"difference of the passing and failing versions: {len(result.difference)} change(s), {result.diff_lines} lines, "
+            f"in {written.get('difference')}; "
             f"passing version: {written.get('passing')}, failing version: {written.get('failing')}"
         )
     for change in result.difference[:20]:

@@ -44,7 +44,7 @@ class Bounds:
     passing: list[Change]
     failing: list[Change]
     grows: bool = True
-    """Whether PASS outcomes move the passing side (dd ``+-``); ddmin's search has a failing side only."""
+    """Whether PASS outcomes move the passing side (the granularity's level); ddmin's search has a failing side only."""
     passed: list[list[Change]] = field(default_factory=list)
     """With ``grows``: every configuration seen to pass, for :meth:`settle`."""
 

@@ -226,9 +226,13 @@ def _range(start: int, stop: int) -> str:
 
 
 def changed_lines(before: Mapping[str, str], after: Mapping[str, str]) -> int:
-    """Lines removed plus lines added between two trees, as :func:`unified_diff` shows them."""
+    """Lines removed plus lines added between two trees, as :func:`unified_diff` shows them; a binary file that
+    changed counts one (``diff`` says "Binary files differ": a tarball's bytes are no lines)."""
     total = 0
     for path in set(before) | set(after):
+        if "\0" in (before.get(path) or "") + (after.get(path) or ""):
+            total += before.get(path) != after.get(path)
+            continue
         a = (before.get(path) or "").splitlines(keepends=True)
         b = (after.get(path) or "").splitlines(keepends=True)
         total += sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher(a, b).get_opcodes() if tag != "equal")

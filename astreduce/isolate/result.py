@@ -42,13 +42,14 @@ class IsolationResult:
     old: FileTree
     new: FileTree
     changes: list[Change]
-    """Every change of the last dd ``+-`` level (within files; for trees, after the file level)."""
+    """Every change of the granularity's level (within files; for trees, after the file levels)."""
     passing_changes: list[Change]
-    """Changes applied to OLD in the maximal passing version (all levels)."""
+    """Changes applied to OLD in the passing version: the largest tested to pass within the failing one."""
     difference: list[Change]
-    """The 1-minimal failure-inducing difference: failing = passing + difference."""
+    """The failure-inducing difference: failing = passing + difference (1-minimal only when the search tested
+    each of its changes taken back; binary reduction does not always)."""
     requires: list[Change]
-    """Passing changes the difference needs to fail when applied to OLD alone (often none)."""
+    """The failing version's other changes (the passing version's): what the difference needs on OLD."""
     passing: FileTree
     failing: FileTree
     isolated: FileTree

@@ -107,10 +107,6 @@ PAIRS = {
     ),
 }
 
-#: The pairs the benchmark runs by default: the last one (dateutil, a module NEW turned into a package) is far from
-#: the bar today and takes the benchmark's whole timeout; name it to run it.
-DEFAULT = ("pygments_2.10.0_2.11.0", "pyparsing_3.0.9_3.1.0", "click_7.1.2_8.0.0", "pygments_2.15.1_2.16.0")
-
 #: The shipped example (docs/isolate.md walks through it).
 SHIPPED = "pygments_2.10.0_2.11.0"
 
