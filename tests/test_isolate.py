@@ -1,4 +1,4 @@
-"""``astreduce isolate``: changes between two versions, dd ``+-`` over them, the command.
+"""``astreduce isolate``: changes between two versions, the search over them by levels, the command.
 
 What is shown here:
 
@@ -8,8 +8,8 @@ What is shown here:
 * on real releases of real modules (``corpora/isolate/``: two releases from
   the pyenv installs, one check, one interpreter) the isolated changes,
   applied alone to OLD with ``patch``, reproduce the failure when run, and
-  grouping by function needs fewer tests than flat line hunks; the figures go
-  to the terminal as a table (statements too with ``pytest -m slow``);
+  the passing version lies within the failing one; the figures go to the
+  terminal as a table (statements too with ``pytest -m slow``);
 * a change that uses a name another change introduces: the result fails and
   holds both;
 * the command's output, files, report and one-line errors; packages
@@ -224,7 +224,12 @@ def test_module_level_runs_are_one_group() -> None:
     new = "A = 1\nimport enum\nclass B(enum.IntEnum):\n    X = 2\n\n\ndef f():\n    return A\n"
     functions = file_changes(old, new, "functions")
     assert len(functions) == 1 and functions[0].label.startswith("module: statements from line 2")
-    assert len(file_changes(old, new, "statements")) == 2
+    # `B = 2` and `import enum` share no word: removed and added, not paired as an edit
+    assert [c.label for c in file_changes(old, new, "statements")] == [
+        "removed `B = 2` (line 2, in module)",
+        "added `import enum` (before line 3, in module)",
+        "added `class B(enum.IntEnum):` (before line 3, in module)",
+    ]
 
 
 def test_a_version_that_does_not_parse_is_compared_by_lines() -> None:
@@ -338,8 +343,8 @@ def test_isolates_the_failure_inducing_change(granularity: Granularity) -> None:
     assert result.diff_lines == 2 and not result.requires and result.verified
     assert oracle.judge(result.passing_text).outcome is Outcome.PASS
     assert oracle.judge(result.failing_text).outcome is Outcome.FAIL
-    # the maximal passing version holds every other change
-    assert 'CURRENCY = "EUR"' in result.passing_text and '"""After tax."""' in result.passing_text
+    # the passing version is the largest tested within the failing one (OLD here: the change is alone)
+    assert result.passing_text == SMALL_OLD
 
 
 @pytest.mark.parametrize("granularity", GRANULARITIES)
@@ -520,16 +525,20 @@ def isolate_release(
         assert verdict.outcome is Outcome.FAIL, (granularity, verdict.run.describe())
         for line in case.contains:
             assert line in result.isolated_diff, (granularity, line)
-        # a small part of the whole change
-        assert result.diff_lines * 10 < changed_lines(result.old, result.new), granularity
+        # a small part of the whole change (binary reduction stops at a failing patch, not a 1-minimal one: the
+        # finer levels of refine settle that)
+        assert result.isolated_lines * 2 < changed_lines(result.old, result.new), granularity
         assert result.refined is refine
     return results
 
 
 @pytest.mark.parametrize("case", RELEASE_CASES, ids=[case.name for case in RELEASE_CASES])
-def test_release_case_grouping_by_function_needs_fewer_tests(case: Any, tmp_path: Path) -> None:
+def test_release_case_at_each_granularity_fails_on_old(case: Any, tmp_path: Path) -> None:
     results = isolate_release(case, tmp_path, ("lines", "functions"))
-    assert results["functions"].tests < results["lines"].tests, {g: r.tests for g, r in results.items()}
+    # the passing version lies within the failing one: their difference is what the failing one adds
+    for result in results.values():
+        passing_ids = {id(c) for c in result.passing_changes}
+        assert passing_ids <= {id(c) for c in result.requires + result.difference}
 
 
 @pytest.mark.slow
@@ -679,10 +688,10 @@ def test_functions_split_into_statements_then_lines() -> None:
     assert result.isolated_text == THREE_OLD.replace("    b = 2\n", "    b = 2\n    b = 20\n")
     assert result.isolated_lines == 1 and result.refined and result.verified
     assert [c.label for c in result.isolated_changes] == ["added before line 4: `b = 20`"]
-    assert [(s.name, s.changes, s.difference) for s in result.levels[2:]] == [("statements on OLD", 3, 1), ("lines on OLD", 2, 1)]
+    assert [(s.name, s.changes, s.difference) for s in result.levels[1:]] == [("statements on OLD", 3, 1), ("lines on OLD", 2, 1)]
     coarse = isolate(THREE_OLD, THREE_NEW, NeedsB(), "functions", filename="m.py", refine=False)
     assert coarse.isolated == coarse.coarse == result.coarse and not coarse.refined
-    assert [s.name for s in coarse.levels] == ["functions", "requires"] and coarse.tests < result.tests
+    assert [s.name for s in coarse.levels] == ["functions"] and coarse.tests < result.tests
 
 
 def test_a_stop_while_splitting_keeps_the_smallest_patch_so_far() -> None:
@@ -725,18 +734,18 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert result.exit_code == 0, result.output
     assert result.stdout == out.read_text(encoding="utf-8")
     assert result.stdout.startswith("--- a/report.py\n+++ b/report.py\n@@ ")
-    assert "astreduce: 1-minimal difference: 1 change(s), 2 lines" in result.stderr
+    assert "astreduce: difference of the passing and failing versions: 1 change(s), 2 lines" in result.stderr
     passing, failing = tmp_path / "found.passing.py", tmp_path / "found.failing.py"
     minimal = tmp_path / "found.minimal-difference.diff"
     assert passing.is_file() and failing.is_file() and minimal.is_file()
     assert not (tmp_path / "found.isolated.diff").exists()  # -o is the patch on OLD
-    # -o holds the patch on OLD; the 1-minimal difference passing -> failing goes beside it
+    # -o holds the patch on OLD; the difference passing -> failing goes beside it
     assert minimal.read_text(encoding="utf-8") == unified_diff(
         {"report.py": passing.read_text(encoding="utf-8")}, {"report.py": failing.read_text(encoding="utf-8")}
     )
     for line in DEPENDENCY.contains:
         assert line in result.stdout, line
-    assert "patch on OLD (1-minimal by lines): 4 changed lines (11 before splitting)" in result.stderr
+    assert "patch on OLD (1-minimal by lines): 4 changed lines in 2 hunks (11 before splitting)" in result.stderr
     program = "import sys; exec(open(sys.argv[1]).read() + open(sys.argv[2]).read())"
     ok = subprocess.run([sys.executable, "-c", program, str(passing), str(check)], capture_output=True, text=True, check=False)
     assert ok.returncode == 0, ok.stderr
@@ -753,7 +762,9 @@ def test_cli_prints_the_difference_and_writes_versions_and_report(tmp_path: Path
     assert data["difference"]["path"] == str(minimal)
     assert data["isolated"]["refined"] is True and data["isolated"]["lines"] == data["isolated"]["changes"] == 4
     assert data["isolated"]["unrefined"] == {"changes": 2, "lines": 11}
-    assert [level["name"] for level in data["levels"]] == ["functions", "requires", "statements on OLD", "lines on OLD"]
+    assert [level["name"] for level in data["levels"]] == [
+        "functions", "statements on OLD", "statements on OLD (depth 1)", "lines on OLD", "re-expressed on OLD",
+    ]
     assert {"cache_hits", "seconds", "oracle_seconds", "unresolved"} <= set(data)
 
 
@@ -763,13 +774,13 @@ def test_cli_no_refine_stops_at_the_granularity(tmp_path: Path) -> None:
     result = invoke([str(old), str(new), "--append", str(check), "--no-refine", "--report", str(report)])
     assert result.exit_code == 0, result.output
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert [level["name"] for level in data["levels"]] == ["functions", "requires"]
+    assert [level["name"] for level in data["levels"]] == ["functions"]
     assert data["isolated"]["refined"] is False and data["isolated"]["lines"] == data["isolated"]["unrefined"]["lines"] == 11
     # without -o the patch and the minimal difference go next to NEW
     patch = new.parent / f"{new.stem}.isolated.diff"
     assert data["isolated"]["path"] == str(patch) and patch.read_text(encoding="utf-8") == result.stdout
     assert (new.parent / f"{new.stem}.minimal-difference.diff").is_file()
-    assert "patch on OLD (not split down to lines): 11 changed lines (11 before splitting)" in result.stderr
+    assert "patch on OLD (not split down to lines): 11 changed lines in 2 hunks (11 before splitting)" in result.stderr
 
 
 def test_the_patch_of_two_files_applies_to_old_when_their_names_differ(tmp_path: Path) -> None:
@@ -862,10 +873,15 @@ def test_packages_by_file_then_within_files(package: tuple[Path, Path], oracle_a
     result = invoke([str(old), str(new), *oracle_args, "-o", str(out), "--report", str(report), "-j", "2"])
     assert result.exit_code == 0, result.output
     data = json.loads(report.read_text(encoding="utf-8"))
-    files, within = data["levels"][0], data["levels"][1]
-    assert (files["name"], files["changes"], files["result"]) == ("files", 5, 1)
-    assert within["name"] == "functions" and data["difference"]["labels"] == ["shop/pricing.py: def line_price: 3 changes"]
-    assert data["requires"]["labels"] == ["shop/pricing.py: added `import math` (before line 1, in module)"]
+    folders, files, within = data["levels"][:3]
+    # by folder first (the root's files and shop/), then by file
+    assert (folders["name"], folders["changes"], folders["result"]) == ("directories", 5, 4)
+    assert (files["name"], files["changes"], files["result"]) == ("files", 4, 1)
+    # the failing version: the change and the import it needs (which of them the difference is depends on what
+    # was tested: the passing version is the largest tested within the failing one)
+    assert within["name"] == "functions" and sorted(data["difference"]["labels"] + data["requires"]["labels"]) == [
+        "shop/pricing.py: added `import math` (before line 1, in module)", "shop/pricing.py: def line_price: 3 changes",
+    ]
     assert result.stdout.startswith("--- a/shop/pricing.py\n+++ b/shop/pricing.py\n")
     assert "+    return math.floor(price) * quantity\n" in result.stdout
     passing, failing = tmp_path / "found.passing", tmp_path / "found.failing"
@@ -890,7 +906,12 @@ def test_packages_need_an_entry_or_a_command(package: tuple[Path, Path]) -> None
         isolate_paths(old, new, OracleOptions(append="x = 1\n"), entry="main.py")
     with pytest.raises(UsageError, match="no such file in the tree"):
         isolate_paths(old, new, options, entry="nothing.py")
+    (old.parent / "readme_only").mkdir()
+    shutil.copytree(old, old.parent / "readme_only", dirs_exist_ok=True)
+    (old.parent / "readme_only" / "README.txt").write_text("Shop v1.1\n", encoding="utf-8")
     with pytest.raises(NotReproducibleError, match=r"^NEW does not fail: it raises no exception"):
+        isolate_paths(old, old.parent / "readme_only", options, entry="main.py")
+    with pytest.raises(UsageError, match="OLD and NEW are identical"):
         isolate_paths(old, old, options, entry="main.py")
 
 

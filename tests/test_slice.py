@@ -34,7 +34,7 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.interpreters import resolve_python
 from astreduce.oracles.options import OracleOptions
 from astreduce.outcome import Outcome
-from astreduce.reduce.single import StopRequest
+from astreduce.search.session import StopRequest
 from astreduce.slicing import SliceResult, slice_run
 from astreduce.slicing.listing import mark, render_listing
 from astreduce.slicing.runs import ChildRun, Criterion, Launcher, SliceOracle, encode, record

@@ -1,75 +1,38 @@
 """Isolating failure-inducing changes: ``astreduce isolate OLD NEW``.
 
 "Yesterday my program worked; today it does not" (Zeller, ESEC/FSE 1999).
-Given a passing OLD version and a failing NEW version of a file (or of a
-package directory), this module computes the *changes* between them, applies
-subsets of them to OLD and runs general delta debugging in mode ``+-``
-(:func:`astreduce.dd.dd`) to find
+Given a passing OLD and a failing NEW version of a file, of a package
+directory, or two revisions of a repository (``--git``), this package finds
+a patch on OLD that fails as NEW does, 1-minimal by lines and applicable
+with ``patch -p1``, and the size of the cause: not the block NEW rewrote
+around it.
 
-* a maximal set of changes that still passes (the *passing* version),
-* a minimal set that still fails (the *failing* version), and
-* their 1-minimal *difference*: removing any one of its changes from the
-  failing version makes it pass (or become inconsistent).
-
-Granularity (``--granularity``):
+The changes (:mod:`~astreduce.isolate.changes`, :mod:`~astreduce.isolate.align`),
+by granularity (``--granularity``):
 
 ``lines``
     difflib line hunks: every maximal run of changed lines is one change.
 ``statements``
     syntax-aware: the statement trees of both versions are aligned block by
-    block (a def or class matches its namesake, another compound statement
-    matches one with the same first line, a simple statement matches the same
-    text), recursing into matched compound statements; every change is then
-    one statement added, removed or replaced, or one changed header (the
-    lines of a compound statement outside its blocks: decorators, signature,
-    ``else:`` ...). Comment and blank lines travel with the statement below
-    them. Applying every change gives NEW exactly.
+    block (a def or class matches its namesake, other statements NEW
+    rewrote pair with OLD's most alike), recursing into matched compound
+    statements; every change is one statement added, removed or replaced,
+    or one changed header. Applying every change gives NEW exactly.
 ``functions``
     the statement changes grouped by their innermost enclosing function or
-    class, or else by the module-level statement that holds them: dd+'s
-    grouping that cut the GDB study from 470 tests to 97.
+    class, or else by the run of module-level statements that holds them:
+    dd+'s grouping.
 
-Inconsistent configurations — a candidate that does not compile, or raises
-another exception — are UNRESOLVED (the exec oracle says so by itself); dd
-counts them as neither passing nor failing, as dd+ does.
-
-The difference found by ``+-`` is relative to the passing version; applied
-to OLD alone it may not fail, when it uses something that another, harmless
-change introduces (a new helper function, a new import). The changes it
-needs are then found by ddmin among the passing changes (:attr:`IsolationResult.requires`),
-so that OLD plus the difference and what it needs fails on its own.
-
-Down to the line (``refine``, the default), as HDD goes from coarse to fine
-(Misherghi & Su 2006): that patch on OLD is then split into statements
-(after ``functions``) and into single lines — every line it removes or adds
-is one change — and minimised at each level, applied to OLD alone, so that
-:attr:`IsolationResult.isolated` is OLD plus a patch that is 1-minimal by
-lines: taking back any one of its changed lines makes the failure go away.
-On ``calendar_weekday_enum`` (corpora/isolate) the patch shrinks from 47
-changed lines to 8. ``-o`` writes that patch, what a user applies to find
-which change broke it; the 1-minimal difference between the passing and the
-failing version goes beside it.
-
-Directories: OLD and NEW may be two versions of a package. Changes are
-grouped by file first: a file added, removed or changed is one change, and
-dd ``+-`` runs over these; then within the files of that difference (added
-and removed files stay whole), at the chosen granularity. Every candidate is
-materialised as a copy of the tree in a fresh sandbox folder
-(:mod:`astreduce.run.sandbox`), which is the working directory of
-
-* ``--entry FILE`` (the exec oracle for trees): ``FILE`` (relative to the
-  tree) runs as ``__main__`` under ``--python`` with the tree first on
-  ``sys.path``; its exception is matched as the exec oracle does (same type
-  and message by default, ``--expect``, ``--match``, ``--same-frame``);
-* ``--run CMD``: ``{dir}`` is the tree, ``{file}`` the entry file (or the
-  tree when there is no ``--entry``), ``{python}`` the interpreter; classified
-  as the command oracle does (``--signal``, ``--exit-code``, ``--stderr``,
-  ``--stdout``, ``--hang``, or the same ending as NEW);
-* ``--test SCRIPT``: the script gets the tree as its argument, exit 0 = fails;
-* ``--differential CMD1 CMD2``.
-
-Not for trees: ``--append``, ``--stdin``, ``--retries``. Files that are not
-UTF-8 text, or do not parse, are compared by lines (or whole when binary).
+The search (:mod:`~astreduce.isolate.search`) goes by directory, file, the
+granularity, statement and line, each level applied to OLD alone; the
+changes no run executes are set aside (:mod:`~astreduce.isolate.coverage`),
+each configuration is closed under the names its changes need
+(:mod:`~astreduce.isolate.depends`), and the patch is re-expressed against
+OLD (:mod:`~astreduce.isolate.reexpress`) and minimised again. The result
+(:mod:`~astreduce.isolate.result`) also holds the granularity's failing
+version, the largest passing version tested within it, and their
+difference. The inputs and oracles on disk (``--entry``, ``--run``,
+``--test``, ``--node``, ``--git``) are read in :mod:`~astreduce.isolate.paths`.
 """
 
 from __future__ import annotations
@@ -89,14 +52,10 @@ from astreduce.isolate.changes import (
     tree_changes,
     unified_diff,
 )
-from astreduce.isolate.search import (
-    IsolationResult,
-    LevelStats,
-    isolate,
-    isolate_paths,
-    isolate_trees,
-    isolation_report,
-)
+from astreduce.isolate.coverage import Coverage
+from astreduce.isolate.paths import IsolateSettings, isolate_paths
+from astreduce.isolate.result import IsolationResult, LevelStats, isolation_report
+from astreduce.isolate.search import IsolateProgress, isolate, isolate_trees
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import DirectoryOracle, FileOracle
 
@@ -106,10 +65,13 @@ TreeOracleProtocol = Oracle[FileTree]
 __all__ = [
     "GRANULARITIES",
     "Change",
+    "Coverage",
     "DirectoryOracle",
     "Edit",
     "FileOracle",
     "Granularity",
+    "IsolateProgress",
+    "IsolateSettings",
     "IsolationResult",
     "LevelStats",
     "TreeOracleProtocol",

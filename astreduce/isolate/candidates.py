@@ -17,7 +17,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from astreduce.files import FileTree
 from astreduce.isolate.align import parse_python
@@ -25,7 +25,7 @@ from astreduce.isolate.changes import Change
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import EncodedTree, encode_tree
 from astreduce.outcome import Outcome
-from astreduce.search.session import Session, StopRequest
+from astreduce.search.session import Budget, Session, StopRequest
 
 #: How a search turns a configuration (changes chosen at one level) into a candidate tree.
 Build = Callable[[Sequence[Change]], FileTree]
@@ -44,16 +44,28 @@ class Bounds:
     passing: list[Change]
     failing: list[Change]
     grows: bool = True
-    """Whether PASS outcomes move the passing side (dd ``+-``); ddmin's search has a failing side only."""
+    """Whether PASS outcomes move the passing side (the granularity's level); ddmin's search has a failing side only."""
+    passed: list[list[Change]] = field(default_factory=list)
+    """With ``grows``: every configuration seen to pass, for :meth:`settle`."""
 
     def saw(self, config: Sequence[Change], outcome: Outcome) -> None:
         chosen = {id(c) for c in config}
+        if outcome is Outcome.PASS and self.grows:
+            self.passed.append(list(config))
         if not {id(c) for c in self.passing} <= chosen <= {id(c) for c in self.failing}:
             return
         if outcome is Outcome.PASS and self.grows and len(chosen) > len(self.passing):
             self.passing = list(config)
         elif outcome is Outcome.FAIL and len(chosen) < len(self.failing):
             self.failing = list(config)
+
+    def settle(self, failing: Sequence[Change]) -> None:
+        """``failing`` (a search's result, which fails) becomes the failing side, and the largest configuration
+        seen to pass within it the passing side: the two versions stay one inside the other."""
+        self.failing = list(failing)
+        inside = {id(c) for c in failing}
+        within = [config for config in self.passed if {id(c) for c in config} <= inside]
+        self.passing = max(within, key=len, default=[])
 
 
 class CandidateTrees:
@@ -70,7 +82,8 @@ class CandidateTrees:
     """
 
     def __init__(
-        self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None, stop: StopRequest | None = None,
+        self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None, *, budget: Budget | None = None,
+        stop: StopRequest | None = None,
     ) -> None:
         self.old = old
         texts: Oracle[str]
@@ -83,7 +96,7 @@ class CandidateTrees:
             self.text = encode_tree
             texts = EncodedTree(oracle)
         self.known = {self.text(new): Outcome.FAIL, self.text(old): Outcome.PASS}
-        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs, stop=stop)
+        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs, budget=budget, stop=stop)
         self.jobs = jobs
         self.unresolved = 0
         """Tests whose outcome was UNRESOLVED (an inconsistent configuration, as dd+ says)."""
@@ -91,9 +104,14 @@ class CandidateTrees:
         """Outcomes answered without the session: OLD and NEW, and dd's own cache."""
         self.syntax_rejections = 0
         """Candidates UNRESOLVED without a test: a Python file did not parse (:meth:`parsing_only`)."""
-        self.python = [path for path in sorted(old) if path in new and _is_python(path, single) and _parses(old[path]) and _parses(new[path])]
-        """Files that parse in OLD and in NEW (by the running interpreter): a candidate where one does not is broken."""
+        self.python = [
+            path for path in sorted(set(old) | set(new))
+            if _is_python(path, single) and (path not in old or _parses(old[path])) and (path not in new or _parses(new[path]))
+        ]
+        """Files that parse in OLD and in NEW, where they are (by the running interpreter): a candidate where one does not is broken."""
         self.require_parse = False
+        self.on_outcome: Callable[[], None] | None = None
+        """Called after each outcome read (a progress display)."""
 
     @contextmanager
     def parsing_only(self) -> Iterator[None]:
@@ -111,7 +129,7 @@ class CandidateTrees:
 
     def _broken(self, tree: FileTree) -> bool:
         return self.require_parse and any(
-            tree.get(path) not in (None, self.old[path]) and not _parses(tree[path]) for path in self.python
+            tree.get(path) not in (None, self.old.get(path)) and not _parses(tree[path]) for path in self.python
         )
 
     @property
@@ -127,6 +145,41 @@ class CandidateTrees:
             return outcome
         raise AssertionError("no outcome")  # pragma: no cover
 
+    def probe(
+        self, config: Sequence[Change], build: Build, bounds: Bounds, if_fails: Sequence[Change] | None, if_not: Sequence[Change] | None,
+    ) -> Outcome:
+        """The outcome of one configuration; ``if_fails`` and ``if_not`` are what the search tests next either way,
+        which the session may start ahead (``-j``)."""
+        tree = build(config)
+        text = self.text(tree)
+        known = self.known.get(text)
+        if known is None and self._broken(tree):
+            self.syntax_rejections += 1
+            known = self.known[text] = Outcome.UNRESOLVED
+        if known is not None:
+            self.hits += 1
+            outcome = known
+        else:
+
+            def then_if_fails(_: int) -> Iterator[str]:
+                if if_fails is not None:
+                    yield self.text(build(if_fails))
+
+            def then_if_not() -> str | None:
+                return self.text(build(if_not)) if if_not is not None else None
+
+            tests = self.session.tests
+            results = self.session.outcomes([text], then_if_fails, then_if_not)
+            outcome = next(results)
+            for _ in results:  # read to its end: the test started ahead for the next call is kept
+                pass
+            if self.session.tests > tests and outcome is Outcome.UNRESOLVED:
+                self.unresolved += 1
+        bounds.saw(config, outcome)
+        if self.on_outcome is not None:
+            self.on_outcome()
+        return outcome
+
     def outcomes(self, configs: Iterable[Sequence[Change]], build: Build, bounds: Bounds) -> Generator[Outcome, None, None]:
         """Outcomes of the configurations' trees, lazily, in order; each one also goes to ``bounds``."""
         drawn: deque[Sequence[Change]] = deque()
@@ -140,6 +193,8 @@ class CandidateTrees:
         try:
             for outcome in results:
                 bounds.saw(drawn.popleft(), outcome)
+                if self.on_outcome is not None:
+                    self.on_outcome()
                 yield outcome
         finally:
             results.close()  # dd stopped reading: the session cancels what runs ahead

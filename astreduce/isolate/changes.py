@@ -33,6 +33,8 @@ class Edit:
     text: str
     order: int
     """Position among all edits of the file: orders insertions at the same offset."""
+    new_line: int = -1
+    """The line (0-based) of NEW's file where ``text`` starts, when the edit comes from NEW (-1: unknown)."""
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,28 @@ class Change:
     edits: tuple[Edit, ...]
     label: str
     presence: bool | None = None
+    parts: tuple[Change, ...] = ()
+    """For a group (a directory, the changes no run executes): its members, applied together; its own edits are none."""
 
     def describe(self) -> str:
         return f"{self.path}: {self.label}" if self.path else self.label
+
+    @property
+    def members(self) -> tuple[Change, ...]:
+        """The changes this one stands for: its parts, recursively, or itself."""
+        if not self.parts:
+            return (self,)
+        return tuple(member for part in self.parts for member in part.members)
+
+
+def grouped(path: str, label: str, parts: Sequence[Change]) -> Change:
+    """One change made of ``parts`` (dd tries them together): a directory's files, the changes no run executes."""
+    return Change(path, (), label, parts=tuple(parts))
+
+
+def flatten(changes: Iterable[Change]) -> list[Change]:
+    """The members of ``changes``, groups opened, in order."""
+    return [member for change in changes for member in change.members]
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
@@ -70,7 +91,7 @@ def apply_changes(old: Mapping[str, str], changes: Iterable[Change]) -> FileTree
     """The tree ``old`` with ``changes`` applied (the others left as in ``old``)."""
     edits: dict[str, list[Edit]] = {}
     presence: dict[str, bool] = {}
-    for change in changes:
+    for change in flatten(changes):
         edits.setdefault(change.path, []).extend(change.edits)
         if change.presence is not None:
             presence[change.path] = change.presence
@@ -144,11 +165,11 @@ def tree_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]
         if before == after:
             continue
         if before is None:
-            changes.append(Change(path, (Edit(0, 0, after or "", 0),), "file added", presence=True))
+            changes.append(Change(path, (Edit(0, 0, after or "", 0, 0),), "file added", presence=True))
         elif after is None:
             changes.append(Change(path, (Edit(0, len(before), "", 0),), "file removed", presence=False))
         else:
-            changes.append(Change(path, (Edit(0, len(before), after, 0),), "file changed"))
+            changes.append(Change(path, (Edit(0, len(before), after, 0, 0),), "file changed"))
     return changes
 
 
@@ -205,9 +226,13 @@ def _range(start: int, stop: int) -> str:
 
 
 def changed_lines(before: Mapping[str, str], after: Mapping[str, str]) -> int:
-    """Lines removed plus lines added between two trees, as :func:`unified_diff` shows them."""
+    """Lines removed plus lines added between two trees, as :func:`unified_diff` shows them; a binary file that
+    changed counts one (``diff`` says "Binary files differ": a tarball's bytes are no lines)."""
     total = 0
     for path in set(before) | set(after):
+        if "\0" in (before.get(path) or "") + (after.get(path) or ""):
+            total += before.get(path) != after.get(path)
+            continue
         a = (before.get(path) or "").splitlines(keepends=True)
         b = (after.get(path) or "").splitlines(keepends=True)
         total += sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in matcher(a, b).get_opcodes() if tag != "equal")

@@ -222,10 +222,14 @@ class DirectoryOracle:
             commands = self.command.commands
         for command in commands:
             workdir = make_workdir()
-            materialise(tree, workdir)
+            self.lay_out(tree, workdir)
             argv, shell = self.argv(command, workdir)
             processes.append(Process(argv, workdir, timeout, limits, None, shell))
         return _TreePending(self, processes, tree)
+
+    def lay_out(self, tree: Mapping[str, str], workdir: str) -> None:
+        """Write the candidate ``tree`` into its test's empty folder (a subclass may link the files it has ready)."""
+        materialise(tree, workdir)
 
     def argv(self, command: str, workdir: str) -> tuple[list[str], bool]:
         """What runs one test in ``workdir`` (the entry runner, the script, or the command), and whether through a shell."""
@@ -414,7 +418,7 @@ class TreeOracle(DirectoryOracle):
         processes = []
         for command in commands:
             workdir = make_workdir()
-            materialise(tree, workdir)
+            self.lay_out(tree, workdir)
             for path, mode in self.modes.items():
                 if path in tree and mode & 0o111:
                     os.chmod(Path(workdir) / path, mode & 0o7777)
