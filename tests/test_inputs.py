@@ -132,10 +132,11 @@ def test_input_without_a_failure_exits_1(tmp_path: Path, data: bytes) -> None:
 
 
 def test_deeply_nested_expression_neither_crashes_nor_loses_work(tmp_path: Path) -> None:
-    """1,000 nested unary minuses: no RecursionError, and a stop leaves a verified result.
+    """1,000 nested unary minuses: no RecursionError, and the result is verified.
 
-    Reducing it to the end takes minutes (the reducer's own time grows with the
-    depth: 300 levels took 68 s), so the run is stopped after a few seconds.
+    The reduction ends in seconds now (300 levels once took 68 s); should it
+    still run after a minute on a loaded machine, it is stopped, and the stop
+    must leave a verified result too.
     """
     path = tmp_path / "deep.py"
     path.write_text("raise ValueError(" + "-" * 1000 + "1)\n")
@@ -145,18 +146,19 @@ def test_deeply_nested_expression_neither_crashes_nor_loses_work(tmp_path: Path)
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
     )
     try:
-        deadline = time.monotonic() + 20
-        while not output.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(2)
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
+        try:
+            _, stderr = process.communicate(timeout=60)
+            stopped = False
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGTERM)
+            _, stderr = process.communicate(timeout=60)
+            stopped = True
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
     assert "Traceback" not in stderr, stderr[-500:]
-    assert process.returncode in (0, 130), stderr
+    assert process.returncode == (130 if stopped else 0), stderr
     assert last_error(output) == "ValueError: 1"
 
 

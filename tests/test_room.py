@@ -253,7 +253,7 @@ def _slice(folder: Path) -> tuple[bool, str]:
 
 
 def _isolate(folder: Path) -> tuple[bool, str]:
-    from astreduce.isolate.search import isolate_paths
+    from astreduce.isolate import isolate_paths
 
     (folder / "old.py").write_text("import attack\nattack.run()\n")
     result = isolate_paths(folder / "old.py", folder / "prog.py", OracleOptions(expect="AssertionError:hostile"), "lines")
