@@ -103,7 +103,7 @@ def test_the_kept_pieces_are_bounded() -> None:
 _STDLIB = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:80]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_STDLIB), st.lists(st.tuples(st.integers(0, 10_000), st.integers(1, 30)), max_size=6))
 def test_stdlib_modules_with_lines_deleted_measure_as_whole(path: Path, cuts: list[tuple[int, int]]) -> None:
     """Deleting runs of lines leaves cuts inside docstrings, brackets and blocks; one Measure sees

@@ -492,6 +492,7 @@ def proposal_rates() -> tuple[dict[str, tuple[int, int, list[str]]], float]:
     return rates, time.process_time() - started
 
 
+@pytest.mark.slow  # a table to read (pytest -s -m slow); test_single_proposals_parse checks each transform's rate
 def test_single_proposals_parse_rate_table() -> None:
     """Prints the table (``pytest -s``); the whole sampling stays cheap."""
     rates, seconds = proposal_rates()
