@@ -115,7 +115,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             write_json(report_path, result.report(str(output)), config.options)
         if bug_path is not None and result.verified:
             _report_the_bug(bug_path, result, output, config.options, quiet)
-        _print(result, output, quiet, show=not is_stdout(report_path))
+        _print(result, output, quiet)
         exit_after(result, output)
 
 
@@ -145,8 +145,8 @@ def _place(tree: TreeResult, output: Path) -> str:
     return tree.provenance.summary(str(output), tree=True) if tree.provenance is not None else ""
 
 
-def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -> None:
-    """The figures on stderr; each reduced file on stdout, under a header."""
+def _print(result: PytestResult, output: Path, quiet: bool) -> None:
+    """The figures on stderr; the reduced files are in OUTDIR only (-o names it: standard output carries no result)."""
     for note in result.tree.notes:
         say(note)
     tree = result.tree
@@ -161,8 +161,3 @@ def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -
         )
         if deleted:
             say(f"deleted: {', '.join(deleted[:10])}{' ...' if len(deleted) > 10 else ''}")
-    for path in sorted(tree.tree) if show else ():
-        if path in result.project.reduced:
-            text = tree.tree[path]
-            click.echo(f"==> {path} <==")
-            click.echo(text, nl=not text.endswith("\n"))

@@ -45,7 +45,7 @@ from astreduce.search.strategies import STRATEGIES
 
 @click.command("reduce", cls=GroupedCommand)
 @click.argument("inputs", metavar="FILE|DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty].")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty]. Without -o, or with -o - (the default file too), the result is also printed on standard output, unless -q.")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search (for a directory: how each file is reduced).")
 @transforms_option
@@ -87,6 +87,11 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     )
     append_path = values.get("append_path")
     with errors(debug):
+        if is_stdout(output):
+            if is_stdout(report_path):
+                raise UsageError("-o - and --report - both name standard output; write one of them to a file")
+            output = None  # the default output file, and standard output
+        shown = not quiet and output is None and not in_place and not is_stdout(report_path)
         reading = input_policy(values)
         config = config_from(
             values, resume=values["resume"], cache_dir=values["cache_dir"], exhaustive=values["exhaustive"]
@@ -98,14 +103,14 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
             _reduce_file(
                 inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
                 grammar=grammar, dask_address=dask_address, bug_path=bug_path, append_path=append_path,
-                reading=reading,
+                reading=reading, shown=shown,
             )
         else:
             if grammar_path is not None:
                 raise UsageError("--grammar reduces one input file, not a directory or several files")
             _reduce_tree(
                 list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
-                dask_address=dask_address, bug_path=bug_path, reading=reading,
+                dask_address=dask_address, bug_path=bug_path, reading=reading, shown=shown,
             )
 
 
@@ -135,8 +140,10 @@ def _reduce_file(
     bug_path: Path | None = None,
     append_path: str | None = None,
     reading: InputPolicy = InputPolicy(),
+    shown: bool = False,
 ) -> None:
-    """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
+    """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree); ``shown``: the result
+    also goes to standard output."""
     if in_place and output is not None:
         raise UsageError("give either --in-place or -o, not both")
     source = read_source(file, reading)
@@ -206,7 +213,7 @@ def _reduce_file(
             names={config.filename: relative(target)}, original=str(file), quiet=quiet,
             appended=(Path(append_path).name, config.options.append) if append_path and config.options.append else None,
         )
-    _print_result(result, file, target, quiet, show=not is_stdout(report_path))
+    _print_result(result, file, target, quiet, show=shown)
     exit_after(result, target)
 
 
@@ -251,8 +258,10 @@ def _reduce_tree(
     dask_address: str | None = None,
     bug_path: Path | None = None,
     reading: InputPolicy = InputPolicy(),
+    shown: bool = False,
 ) -> None:
-    """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
+    """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory (``shown``: its files
+    also go to standard output)."""
     if in_place:
         raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
     given = read_input(inputs, reading)
@@ -298,12 +307,12 @@ def _reduce_tree(
             bug_path, result, reproduction, config.options, python, files=result.tree,
             names={p: f"{relative(target)}/{p}" for p in result.tree}, original=label, quiet=quiet,
         )
-    _print_tree_result(result, label, target, quiet, show=not is_stdout(report_path))
+    _print_tree_result(result, label, target, quiet, show=shown)
     exit_after(result, target)
 
 
-def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool, show: bool = True) -> None:
-    """The figures on stderr; every file of the result on stdout, each under a header."""
+def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool, show: bool) -> None:
+    """The figures on stderr; with ``show``, every file of the result on stdout, each under a header."""
     files = f"{result.input_size.files} -> {result.output_size.files} files, "
     _print_figures(result, label, target, quiet, files)
     for path in sorted(result.tree) if show else ():
@@ -312,10 +321,10 @@ def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool
         click.echo(text, nl=not text.endswith("\n"))
 
 
-def _print_result(result: Result, file: Path, target: Path, quiet: bool, show: bool = True) -> None:
-    """The figures on stderr; the result on stdout."""
+def _print_result(result: Result, file: Path, target: Path, quiet: bool, show: bool) -> None:
+    """The figures on stderr; with ``show`` (no -o, no -q, no report on standard output), the result on stdout."""
     _print_figures(result, str(file), target, quiet)
-    if show:  # not when the report is standard output: the result is then only in the output file
+    if show:
         click.echo(result.text, nl=not result.text.endswith("\n"))
 
 

@@ -637,7 +637,10 @@ def verify_and_format(
 
 
 def format_with_black(text: str, newline: str | None = None) -> str | None:
-    """``text`` formatted by black, or ``None`` when black cannot format it.
+    """``text`` formatted by black, or ``None`` when black cannot format it or its text has more tokens.
+
+    Black may add tokens (a trailing comma when it splits a call one argument a line, parentheses): a result
+    is never larger than the text it formats, so that a budget-ended result is never larger than its input.
 
     Lines end as the first line of ``text`` ends; when ``text`` has no line
     ending at all (a reduction often drops the last one), with ``newline``
@@ -653,6 +656,8 @@ def format_with_black(text: str, newline: str | None = None) -> str | None:
     try:
         pretty = black.format_str(text.replace("\r\n", "\n"), mode=black.Mode())
     except Exception:  # black raises many kinds of errors on odd input; formatting is optional
+        return None
+    if measure(pretty).tokens > measure(text).tokens:  # bytes and lines may grow: blank lines, indents
         return None
     return pretty.replace("\n", newline) if newline != "\n" else pretty
 
