@@ -147,7 +147,7 @@ def parse_problem(text: str, filename: str, python: str | None = None) -> str | 
     try:
         check_parses(text, filename, parser)
     except UsageError as error:
-        return str(error).split(" (use --strategy")[0]
+        return str(error).split(" (input that is not Python")[0].split("; it looks like Python 2")[0]
     finally:
         if parser is not None:
             parser.close()

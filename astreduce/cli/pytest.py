@@ -11,7 +11,7 @@ import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, confinement_from, dask_option, provenance_option, transforms_option,
+    budget_option, cluster_from, config_from, confinement_from, dask_option, provenance_option, resume_option, transforms_option,
     with_confinement_options,
 )
 from astreduce.errors import UsageError
@@ -40,8 +40,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("-v", "--verbose", "verbose", type=int, is_flag=False, flag_value=5, default=0, metavar="[LINES]", help="After each test, say how it ended and show the last LINES lines it printed [LINES: 5].")
 @click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky tests).")
 @click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Tests run at once; the result is the same for every value.")
-@click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
+@resume_option
 @click.option("--warm/--no-warm", default=True, show_default=True, help="Fork each test from a pytest started and configured once, where a run of the original shows that it ends as a plain run does.")
 @dask_option
 @with_confinement_options
@@ -78,7 +77,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             verbose=values["verbose"] or 0, **confinement_from(values),
         )
         options.check()
-        config = config_from(values, options, resume=values["resume"], cache_dir=values["cache_dir"])
+        config = config_from(values, options)
         root = root.resolve()
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")

@@ -13,7 +13,7 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, transforms_option,
+    budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, resume_option, transforms_option,
 )
 from astreduce.errors import UsageError
 from astreduce.files import (
@@ -59,8 +59,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @provenance_option
-@click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
+@resume_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 @max_input_option
@@ -93,9 +92,7 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
             output = None  # the default output file, and standard output
         shown = not quiet and output is None and not in_place and not is_stdout(report_path)
         reading = input_policy(values)
-        config = config_from(
-            values, resume=values["resume"], cache_dir=values["cache_dir"], exhaustive=values["exhaustive"]
-        )
+        config = config_from(values, exhaustive=values["exhaustive"])
         if len(inputs) == 1 and not inputs[0].is_dir():
             if entry is not None:
                 raise UsageError("--entry goes with a directory or several files, not with one file")
@@ -183,7 +180,7 @@ def _reduce_file(
     size = measure(source.text)
 
     def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
-        say(f"{file}: {size.tokens} tokens, {size.lines} lines; {describe_options(config.options)}; {note}")
+        say(f"{file}: {size.tokens} tokens, {size.lines} non-blank lines; {describe_options(config.options)}; {note}")
 
     try:
         result, interrupted = run_reduction(
@@ -224,7 +221,7 @@ def _write_bug_report(
     """Run the result once more as the report shows it, and write the report (``--bug-report``)."""
     ran = reproduce(reproduction, options.limits())
     before, after = result.input_size, result.output_size
-    sizes = f"{before.tokens} → {after.tokens} tokens, {before.lines} → {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
+    sizes = f"{before.tokens} → {after.tokens} tokens, {before.lines} → {after.lines} non-blank lines, {result.tests} tests, {result.seconds:.1f} s"
     title = _title(result)
     text = bug_report(
         title=title, files=files, provenance=result.provenance, reproduction=reproduction, ran=ran, python=python,
@@ -341,7 +338,7 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
         place = provenance.summary(str(target), tree=isinstance(result, TreeResult)) if provenance is not None else ""
         click.echo(
             f"{label} -> {target}: {files}{before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
-            f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"
+            f"{before.lines} -> {after.lines} non-blank lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"
             + (f"; still {result.target}" if result.target else "") + (f"; {place}" if place else ""),
             err=True,
         )
