@@ -28,7 +28,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.command("pytest", cls=GroupedCommand)
 @click.argument("nodeid")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the reduced project (created; must not exist or be empty).")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=".", show_default=True, help="The project's folder: pytest runs NODEID in copies of it.")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), help="The project's folder: pytest runs NODEID in copies of it [default: the nearest folder above NODEID's file with a pyproject.toml, setup.cfg, pytest.ini, tox.ini or .git, else the working directory].")
 @click.option("--reduce", "modules", multiple=True, metavar="FILE", help="Reduce only the test's file and these files (repeat for several) [default: the test's file, the project's modules it imports, and the conftests on its way].")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How each file is reduced.")
 @transforms_option
@@ -49,7 +49,7 @@ from astreduce.search.strategies import STRATEGIES
 @provenance_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
-def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path, **values: Any) -> None:
+def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path | None, **values: Any) -> None:
     """Reduce the project around the failing test NODEID so that it still fails the same way.
 
     The test's file, the project's modules it imports and the conftest files
@@ -78,7 +78,6 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         )
         options.check()
         config = config_from(values, options)
-        root = root.resolve()
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
         if not output.resolve().parent.is_dir():
@@ -88,11 +87,13 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
                 raise UsageError(f"{path}: the {what}'s folder {path.parent} does not exist")
         check_output_folder(output)
         check_outputs([(report_path, "report"), (bug_path, "bug report")])
-        project = read_project(root, nodeid, list(modules), values["python"], outdir=output)
+        written = [path for path in (report_path, bug_path) if path is not None and not is_stdout(path)]
+        project = read_project(root, nodeid, list(modules), values["python"], outdir=output, written=written)
         cluster, jobs = cluster_from(dask_address, config.jobs)
         config = replace(config, cluster=cluster, jobs=jobs)
         if not quiet:
-            say(f"{project.nodeid}: pytest under {project.python} ({project.python_origin}); "
+            say(f"{project.nodeid}: pytest under {project.python} ({project.python_origin}); project {project.root} "
+                f"({project.root_origin}); "
                 f"{len(project.reduced)} file{'s' if len(project.reduced) != 1 else ''} to reduce, {len(project.tree)} in the project")
         saved: list[int] = []
 

@@ -13,7 +13,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -652,6 +652,14 @@ def require_target(oracle: ExecOracle, first: Verdict) -> None:
         raise NotReproducibleError(
             f"input does not reproduce: expected {oracle.target.describe()}, got {first.run.describe()}"
         )
+
+
+def took(runs: Sequence[Verdict], seconds: float) -> str:
+    """How long the original takes: one run's seconds (the median of ``runs``), else all of its runs'."""
+    if not runs:
+        return f"the original's runs took {seconds:.2f} s in all"
+    each = sorted(verdict.run.seconds for verdict in runs)[len(runs) // 2]
+    return f"one run of the original takes {each:.2f} s"
 
 
 def original_runs(oracle: Oracle[T], original: T, first: Verdict, jobs: int = 1) -> list[Verdict]:

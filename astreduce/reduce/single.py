@@ -32,7 +32,7 @@ from astreduce.oracles import Oracle, Target, Verdict, plugged
 from astreduce.run import Run
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.place import Place, place_of
-from astreduce.oracles.options import OracleOptions, Original, build_oracle, require_target, said_of_test
+from astreduce.oracles.options import OracleOptions, Original, build_oracle, require_target, said_of_test, took
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.oracles.predicate import outcome_line as describe_call
 from astreduce.reduce.guards import guard
@@ -412,7 +412,7 @@ def reduce_with(
     on_test = None
     if config.options.verbose > 0:  # numbered as the session counts: never a test started ahead and not needed
         write, lines = echo or to_stderr, config.options.verbose
-        on_test = lambda number, verdict: write(said_of_test(number, verdict, lines))  # noqa: E731
+        on_test = lambda number, verdict: write(said_of_test(number, verdict, lines))
     if on_note is not None:
         on_note(
             f"target: {traits.target or 'as the oracle judges'} ({took(runs, calibrating)}); {guarded.note}"
@@ -607,14 +607,6 @@ def _finish(
         workers=ending.workers,
         provenance=provenance,
     )
-
-
-def took(runs: Sequence[Verdict], seconds: float) -> str:
-    """How long the original takes: one run's seconds (the median of ``runs``), else all of its runs'."""
-    if not runs:
-        return f"the original's runs took {seconds:.2f} s in all"
-    each = sorted(verdict.run.seconds for verdict in runs)[len(runs) // 2]
-    return f"one run of the original takes {each:.2f} s"
 
 
 def annotate_verified(text: str, origins: Sequence[Origin | None], reproduces: Callable[[str], bool]) -> tuple[str, str]:
