@@ -320,7 +320,9 @@ def compare(
                 max_tests, max_seconds = budgets.share(tests_used, len(runs) - index)
                 heard = on_strategy(strategy) if on_strategy is not None else None
 
-                def progressed(event: ProgressEvent, heard: Callable[[ProgressEvent], None] | None = heard) -> None:
+                def progressed(
+                    event: ProgressEvent, heard: Callable[[ProgressEvent], None] | None = heard, tracker: _Tracker = tracker,
+                ) -> None:
                     tracker.progressed(event)
                     if heard is not None:
                         heard(event)

@@ -115,7 +115,7 @@ def has_pytest(python: str) -> bool:
     if python == sys.executable:
         return importlib.util.find_spec("pytest") is not None
     try:
-        return subprocess.run([python, "-c", "import pytest"], capture_output=True, timeout=120).returncode == 0
+        return subprocess.run([python, "-c", "import pytest"], capture_output=True, timeout=120, check=False).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
