@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import io
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,9 +48,10 @@ from astreduce.search.strategies import STRATEGIES
 from astreduce.source.foreign import ForeignParser
 from astreduce.source.syntax import check_parses, syntax_interpreter
 
-#: The order of the table and the default ``--strategies``: the literature's
-#: plain ddmin granularities, coarse to fine, then the syntax-tree strategies.
-DEFAULT_STRATEGIES = ("lines", "chars", "tokens", "flat", "hdd", "auto")
+#: The order of the table and the default ``--strategy`` list: the literature's plain ddmin granularities,
+#: coarse to fine, then the syntax-tree strategies, and the character level last: on a few dozen lines it
+#: runs tens of thousands of tests, and the strategies after it would wait for them.
+DEFAULT_STRATEGIES = ("lines", "tokens", "flat", "hdd", "auto", "chars")
 #: Strategies that need the input to parse as Python.
 TREE_STRATEGIES = frozenset(name for name, strategy in STRATEGIES.items() if strategy.on_trees)
 #: Formats ``--plot`` can write (by suffix).
@@ -64,6 +66,7 @@ COLUMNS = (
     "tokens",
     "ast_nodes",
     "verified",
+    "ended",
     "note",
 )
 HEADERS = (
@@ -76,8 +79,11 @@ HEADERS = (
     "tokens",
     "AST nodes",
     "verified",
+    "ended",
     "note",
 )
+#: How a strategy's run ended (the ``ended`` column).
+FINISHED, BUDGET, INTERRUPTED, SKIPPED = "finished", "budget", "interrupted", "skipped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +109,8 @@ class ComparisonRow:
     passes: tuple[PassStats, ...] = ()
     """Where the tests went: the strategy's passes, in order."""
     note: str = ""
+    ended: str = FINISHED
+    """``finished``, ``budget`` (its budget or its share of the run's ended it), ``interrupted`` or ``skipped``."""
 
     @property
     def is_skipped(self) -> bool:
@@ -139,7 +147,7 @@ def parse_problem(text: str, filename: str, python: str | None = None) -> str | 
     try:
         check_parses(text, filename, parser)
     except UsageError as error:
-        return str(error).split(" (use --strategy")[0]
+        return str(error).split(" (input that is not Python")[0].split("; it looks like Python 2")[0]
     finally:
         if parser is not None:
             parser.close()
@@ -178,7 +186,7 @@ class _Tracker:
         return tuple(curve)
 
 
-def _row(result: Result, tracker: _Tracker, note: str = "") -> ComparisonRow:
+def _row(result: Result, tracker: _Tracker, note: str = "", ended: str = "") -> ComparisonRow:
     notes = [note] if note else []
     notes += result.notes
     return ComparisonRow(
@@ -196,7 +204,46 @@ def _row(result: Result, tracker: _Tracker, note: str = "") -> ComparisonRow:
         text=result.text,
         passes=tuple(result.passes),
         note="; ".join(notes),
+        ended=ended or (BUDGET if result.budget_ended else FINISHED),
     )
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """``compare``'s budgets: for the whole run (``max_tests``, ``max_seconds``) and for each strategy.
+
+    The whole run's budget is shared: each strategy may spend what is left divided by the strategies still
+    to run (what one leaves goes to those after it), so that every strategy runs and the run ends on time.
+    """
+
+    max_tests: int | None = None
+    max_seconds: float | None = None
+    strategy_max_tests: int | None = None
+    strategy_max_seconds: float | None = None
+    since: float = field(default_factory=time.monotonic)
+    """When the whole run's time began (``time.monotonic()``; by default, when the budgets were made)."""
+
+    def check(self) -> None:
+        for option, value in (("--max-tests", self.max_tests), ("--strategy-max-tests", self.strategy_max_tests)):
+            if value is not None and value < 1:
+                raise UsageError(f"{option} must be at least 1, not {value}")
+        for option, seconds in (("--max-time", self.max_seconds), ("--strategy-max-time", self.strategy_max_seconds)):
+            if seconds is not None and not seconds > 0:
+                raise UsageError(f"{option} must be a positive number of seconds, not {seconds:g}")
+
+    def share(self, tests_used: int, left: int) -> tuple[int | None, float | None]:
+        """The tests and seconds the next strategy may spend, after ``tests_used`` tests, with ``left``
+        strategies still to run (this one included)."""
+        seconds_used = time.monotonic() - self.since
+        tests = self.strategy_max_tests
+        if self.max_tests is not None:
+            fair = max(1, (self.max_tests - tests_used) // left)
+            tests = fair if tests is None else min(tests, fair)
+        seconds = self.strategy_max_seconds
+        if self.max_seconds is not None:
+            fair_seconds = max(0.1, (self.max_seconds - seconds_used) / left)
+            seconds = fair_seconds if seconds is None else min(seconds, fair_seconds)
+        return tests, seconds
 
 
 def compare(
@@ -212,6 +259,8 @@ def compare(
     stop: StopRequest | None = None,
     on_row: Callable[[ComparisonRow], None] | None = None,
     search: Search | None = None,
+    budgets: Budgets | None = None,
+    on_strategy: Callable[[str], Callable[[ProgressEvent], None] | None] | None = None,
 ) -> list[ComparisonRow]:
     """Reduce ``text`` with each strategy in turn, all against the same ``oracle``.
 
@@ -234,6 +283,10 @@ def compare(
         on_row: called with each row as soon as its strategy has finished.
         search: one more row after the strategies, named by ``search.name``
             (``--grammar``: :class:`~astreduce.grammar.GrammarSearch`).
+        budgets: tests and seconds for the whole run and for each strategy (:class:`Budgets`); a strategy
+            its budget stopped has its best result so far, verified, and ``ended`` ``budget``.
+        on_strategy: called with each strategy's name as it starts; what it returns hears that strategy's
+            progress events (a progress panel).
 
     Returns:
         One row per strategy, in the order given.
@@ -244,6 +297,8 @@ def compare(
         ComparisonStopped: interrupted; ``.rows`` holds the rows so far.
     """
     check_strategies(strategies)
+    budgets = budgets if budgets is not None else Budgets()
+    budgets.check()
     problem = None
     if TREE_STRATEGIES & set(strategies):
         problem = parse_problem(text, filename, options.python if options is not None else None)
@@ -255,33 +310,53 @@ def compare(
     runs: list[tuple[str, Search | None]] = [(strategy, None) for strategy in strategies]
     if search is not None:
         runs.append((search.name, search))
-    for strategy, searching in runs:
-        if strategy in TREE_STRATEGIES and problem is not None:
-            row = ComparisonRow(strategy, note=f"skipped: {problem}")
-        else:
-            tracker = _Tracker()
-            try:
-                result = reduce_with(
-                    text, replace(config, strategy=strategy if searching is None else "auto"), oracle,
-                    stop=stop, on_improve=tracker.improved, on_progress=tracker.progressed, search=searching,
-                )
-            except ReductionStopped as stopped:
-                if isinstance(stopped.result, Result):
-                    rows.append(_row(stopped.result, tracker, "interrupted"))
-                raise ComparisonStopped(f"interrupted during {strategy}", rows) from None
-            row = _row(result, tracker)
-            if stop is not None and stop.requested:  # the strategy had just finished
-                rows.append(row)
-                raise ComparisonStopped(f"interrupted after {strategy}", rows)
-        rows.append(row)
-        if on_row is not None:
-            on_row(row)
+    tests_used = 0
+    for index, (strategy, searching) in enumerate(runs):
+        try:
+            if strategy in TREE_STRATEGIES and problem is not None:
+                row = ComparisonRow(strategy, note=f"skipped: {problem}", ended=SKIPPED)
+            else:
+                tracker = _Tracker()
+                max_tests, max_seconds = budgets.share(tests_used, len(runs) - index)
+                heard = on_strategy(strategy) if on_strategy is not None else None
+
+                def progressed(
+                    event: ProgressEvent, heard: Callable[[ProgressEvent], None] | None = heard, tracker: _Tracker = tracker,
+                ) -> None:
+                    tracker.progressed(event)
+                    if heard is not None:
+                        heard(event)
+
+                try:
+                    result = reduce_with(
+                        text, replace(
+                            config, strategy=strategy if searching is None else "auto", max_tests=max_tests,
+                            max_seconds=max_seconds,
+                        ),
+                        oracle, stop=stop, on_improve=tracker.improved, on_progress=progressed, search=searching,
+                    )
+                except ReductionStopped as stopped:
+                    if isinstance(stopped.result, Result):
+                        rows.append(_row(stopped.result, tracker, "interrupted", INTERRUPTED))
+                    raise ComparisonStopped(f"interrupted during {strategy}", rows) from None
+                row = _row(result, tracker)
+                tests_used += result.tests
+                if stop is not None and stop.requested:  # the strategy had just finished
+                    rows.append(row)
+                    raise ComparisonStopped(f"interrupted after {strategy}", rows)
+            rows.append(row)
+            if on_row is not None:
+                on_row(row)
+        except KeyboardInterrupt:  # outside a search (the original's run, the final check, a row): no result
+            if not rows or rows[-1].strategy != strategy:
+                rows.append(ComparisonRow(strategy, note="interrupted", ended=INTERRUPTED))
+            raise ComparisonStopped(f"interrupted during {strategy}", rows) from None
     return rows
 
 
 def check_strategies(strategies: Sequence[str]) -> None:
     if not strategies:
-        raise UsageError("no strategies to compare; name some with --strategies")
+        raise UsageError("no strategies to compare; name some with --strategy NAME (repeat it)")
     for name in strategies:
         if name not in STRATEGIES:
             raise UsageError(
@@ -289,7 +364,7 @@ def check_strategies(strategies: Sequence[str]) -> None:
             )
     repeated = sorted({name for name in strategies if list(strategies).count(name) > 1})
     if repeated:
-        raise UsageError(f"strategy {repeated[0]!r} is named twice in --strategies")
+        raise UsageError(f"strategy {repeated[0]!r} is named twice in --strategy")
 
 
 # --- tables -------------------------------------------------------------------
@@ -301,6 +376,7 @@ def _cells(row: ComparisonRow) -> list[str]:
 
     verified = "" if row.verified is None else ("yes" if row.verified else "NO")
     seconds = "" if row.seconds is None else f"{row.seconds:.1f}"
+    ended = "stopped by the budget" if row.ended == BUDGET else row.ended
     return [
         row.strategy,
         number(row.tests),
@@ -311,6 +387,7 @@ def _cells(row: ComparisonRow) -> list[str]:
         number(row.tokens),
         number(row.ast_nodes),
         verified,
+        ended,
         row.note,
     ]
 
@@ -325,6 +402,7 @@ def _input_cells(size: Size, nodes: int | None) -> list[str]:
         f"{size.lines:,}",
         f"{size.tokens:,}",
         "" if nodes is None else f"{nodes:,}",
+        "",
         "",
         "",
     ]
@@ -350,7 +428,7 @@ def render_table(
     ``original`` is given. (The rich table for terminals is :func:`print_table`.)"""
     headers, body = _table(rows, original)
     numeric = [
-        0 < i < len(headers) and headers[i] not in ("verified", "note") for i in range(len(headers))
+        0 < i < len(headers) and headers[i] not in ("verified", "ended", "note") for i in range(len(headers))
     ]
     if style == "markdown":
         lines = ["| " + " | ".join(headers) + " |"]

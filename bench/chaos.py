@@ -178,7 +178,7 @@ def isolate_check(folder: Path, python: str) -> list[str]:
 def compare_prepare(folder: Path) -> list[str]:
     markup_prepare(folder)
     return ["compare", "input.py", "--expect", "AssertionError:My Test", "--append", "check.py",
-            "--strategies", "lines,tokens,auto", "--json", "table.json", "--csv", "table.csv", "-j", "2"]
+            "--strategy", "lines", "--strategy", "tokens", "--strategy", "auto", "--report", "table.json", "--csv", "table.csv", "-j", "2"]
 
 
 def compare_check(folder: Path, python: str) -> list[str]:
@@ -338,8 +338,8 @@ def malformed_cases(folder: Path) -> list[tuple[str, list[str], int]]:
         ("reduce: directory without entry", ["reduce", "dir"], 2),
         ("reduce: --entry outside", ["reduce", "dir", "--entry", "../ok.py"], 2),
         ("reduce: --append missing", ["reduce", "ok.py", "--append", "missing.py"], 2),
-        ("compare: unknown strategy", ["compare", "ok.py", "--strategies", "lines,magic"], 2),
-        ("compare: plot format", ["compare", "ok.py", "--strategies", "lines", "--plot", "x.bmpx"], 2),
+        ("compare: unknown strategy", ["compare", "ok.py", "--strategy", "magic"], 2),
+        ("compare: plot format", ["compare", "ok.py", "--strategy", "lines", "--plot", "x.bmpx"], 2),
         ("isolate: missing OLD", ["isolate", "missing.py", "ok.py"], 2),
         ("isolate: file and folder", ["isolate", "ok.py", "dir"], 2),
         ("isolate: identical", ["isolate", "ok.py", "ok.py"], 2),

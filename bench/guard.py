@@ -195,7 +195,7 @@ def compare_plans(python: str) -> list[Plan]:
         report = work / "out" / "compare.json"
         # the README's command, without the plot; the rows' programs come out of the JSON
         args = ["compare", "input.py", "--append", "check.py", "--expect", "AssertionError:My Test"]
-        args += ["--markdown", "--json", str(report), "-q", "-j", str(jobs)]
+        args += ["--markdown", "--report", str(report), "-q", "-j", str(jobs)]
         return Setup(args, folder, work / "out" / "rows", report, [folder / "input.py", folder / "check.py"])
 
     return [Plan("compare", case.name, setup)]

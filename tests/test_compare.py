@@ -22,6 +22,7 @@ import importlib.util
 import io
 import json
 import random
+import re
 import signal
 import sys
 import types
@@ -277,17 +278,19 @@ def test_tables_plain_and_markdown(markup_rows: list[ComparisonRow]) -> None:
         "AST",
         "nodes",
         "verified",
+        "ended",
     ]
     assert plain[2].split() == ["input", "594", "19", "85", "121"]
     assert [line.split()[0] for line in plain[3:]] == list(DEFAULT_STRATEGIES)
     markdown = render_table(markup_rows, text, "markdown").splitlines()
     assert (
         markdown[0]
-        == "| strategy | tests | cache hits | seconds | bytes | lines | tokens | AST nodes | verified |"
+        == "| strategy | tests | cache hits | seconds | bytes | lines | tokens | AST nodes | verified | ended |"
     )
     assert markdown[1].startswith("| --- | ---: |")
     assert len(markdown) == 3 + len(DEFAULT_STRATEGIES)
-    assert all(line.count("|") == 10 for line in markdown)
+    assert all(line.count("|") == 11 for line in markdown)
+    assert all(line.split("|")[-2].strip() == "finished" for line in markdown[2 + 1:])
 
 
 def test_plot_is_a_png_with_every_strategy_in_its_legend(
@@ -337,15 +340,17 @@ def test_cli_writes_table_csv_json_and_plot(
         [
             str(MARKUP / "input.py"),
             *MARKUP_ARGS,
-            "--strategies",
-            "lines,hdd",
+            "--strategy",
+            "lines",
+            "--strategy",
+            "hdd",
             "-j",
             "1",
             "--markdown",
             "-q",
             "--csv",
             str(out["csv"]),
-            "--json",
+            "--report",
             str(out["json"]),
             "--plot",
             str(out["png"]),
@@ -380,13 +385,14 @@ def test_cli_writes_table_csv_json_and_plot(
 def test_cli_plain_table_off_a_terminal_and_progress_on_stderr(tmp_path: Path) -> None:
     path = tmp_path / "boom.py"
     path.write_text("x = 1\nraise ValueError('boom')\n", encoding="utf-8")
-    result = CliRunner().invoke(compare_command, [str(path), "--strategies", "lines,flat"])
+    result = CliRunner().invoke(compare_command, [str(path), "--strategy", "lines", "--strategy", "flat"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split()[:2] == ["strategy", "tests"] and set(lines[1]) <= {"-", " "}
     assert [line.split()[0] for line in lines[2:]] == ["input", "lines", "flat"]
-    assert lines[3].split()[-5:] == ["25", "1", "5", "6", "yes"]  # raise ValueError('boom')
-    progress = result.stderr.splitlines()
+    assert lines[3].split()[-6:] == ["25", "1", "5", "6", "yes", "finished"]  # raise ValueError('boom')
+    progress = [line for line in result.stderr.splitlines() if re.match(r"\w+: \d+ tests, ", line)]  # each strategy's end
+    assert all(re.match(r"(lines|flat): \[ *[\d.]+s\] ", line) for line in result.stderr.splitlines() if line not in progress)
     assert [line.split(":")[0] for line in progress] == ["lines", "flat"]
     assert all(" tests, 5 tokens, " in line for line in progress)
 
@@ -395,9 +401,9 @@ def test_cli_plain_table_off_a_terminal_and_progress_on_stderr(tmp_path: Path) -
     ("args", "code", "message"),
     [
         (
-            ["--strategies", "lines,words"],
+            ["--strategy", "words"],
             2,
-            "astreduce: unknown strategy 'words'; choose from lines,chars,tokens,flat,hdd,auto",
+            "astreduce: unknown strategy 'words'; choose from lines,tokens,flat,hdd,auto,chars",
         ),
         (
             ["--plot", "out.gif"],
@@ -455,7 +461,7 @@ def test_a_signal_keeps_the_rows_so_far_and_exits_130(tmp_path: Path, signum: in
     script.chmod(0o755)
     process = subprocess.Popen(
         [sys.executable, "-m", "astreduce", "compare", "slow.py", "--test", str(script),
-         "--strategies", "chars,lines", "-j", "1", "--json", "out.json", "--allow-write", str(marks)],
+         "--strategy", "chars", "--strategy", "lines", "-j", "1", "--report", "out.json", "--allow-write", str(marks)],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
@@ -475,6 +481,7 @@ def test_a_signal_keeps_the_rows_so_far_and_exits_130(tmp_path: Path, signum: in
     assert "interrupted; the table holds the strategies run so far" in stderr
     rows = json.loads((tmp_path / "out.json").read_text())["rows"]
     assert [row["strategy"] for row in rows] == ["chars"] and rows[0]["note"] == "interrupted"
+    assert rows[0]["ended"] == "interrupted"
     best = rows[0]["output"]
     assert len(best) < len(source)
     namespace: dict[str, object] = {"__name__": "__main__"}

@@ -108,8 +108,8 @@ def test_the_exec_oracle_runs_each_test_in_a_workers_sandbox(tmp_path: Path, das
 def test_compare_on_the_cluster(tmp_path: Path, dask_cluster: str) -> None:
     (tmp_path / "prog.py").write_text(CRASH)
     run = astreduce(
-        "compare", "@prog.py", "--strategies", "lines", "--run", "{python} {file}", "--signal", "SEGV",
-        "--dask", dask_cluster, "--json", "@table.json", cwd=tmp_path,
+        "compare", "@prog.py", "--strategy", "lines", "--run", "{python} {file}", "--signal", "SEGV",
+        "--dask", dask_cluster, "--report", "@table.json", cwd=tmp_path,
     )
     assert run.exit_code == 0, run.stderr
     assert "tests per worker: w1 " in run.stderr

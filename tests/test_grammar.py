@@ -199,9 +199,9 @@ def test_compare_grammar_adds_a_row_beside_chars(tmp_path: Path) -> None:
     small.write_text("1 + 2 * (3 - 4) / 5\n", encoding="utf-8")
     table = tmp_path / "table.json"
     code, output = run_cli(
-        "compare", str(small), "--grammar", str(EXPRESSION / "grammar.lark"), "--strategies", "chars",
+        "compare", str(small), "--grammar", str(EXPRESSION / "grammar.lark"), "--strategy", "chars",
         "--run", f"{PYTHON} {shlex.quote(str(EXPRESSION / 'mystery.py'))} {{file}}", "--exit-code", "1",
-        "--json", str(table), "-q", "-j", "2",
+        "--report", str(table), "-q", "-j", "2",
     )  # fmt: skip
     assert code == 0, output
     rows = {row["strategy"]: row for row in json.loads(table.read_text(encoding="utf-8"))["rows"]}

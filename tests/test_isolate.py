@@ -811,7 +811,7 @@ def test_cli_one_line_errors(tmp_path: Path) -> None:
     new.write_text("x = 2\n", encoding="utf-8")
     result = invoke([str(old), str(new)])
     assert result.exit_code == 1
-    assert result.stderr.startswith("astreduce: NEW does not fail: it raises no exception to isolate for (no exception)")
+    assert result.stderr.startswith("astreduce: NEW does not fail: it raises no exception: it runs to the end")
     result = invoke([str(old), str(tmp_path)])
     assert (result.exit_code, result.stderr) == (2, f"astreduce: {old} and {tmp_path}: give two files or two directories, not one of each\n")
     result = invoke([str(old), str(old)])

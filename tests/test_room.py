@@ -262,7 +262,7 @@ def _isolate(folder: Path) -> tuple[bool, str]:
 
 def _compare(folder: Path) -> tuple[bool, str]:
     done = CliRunner().invoke(
-        main, ["compare", str(folder / "prog.py"), "--expect", "AssertionError:hostile", "--strategies", "lines", "-q"],
+        main, ["compare", str(folder / "prog.py"), "--expect", "AssertionError:hostile", "--strategy", "lines", "-q"],
         catch_exceptions=False,
     )
     return done.exit_code == 0, done.output

@@ -12,7 +12,9 @@ import click
 from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, InputRun, Mapper, run_batch
 from astreduce.cli.common import GroupedCommand, errors, fail, say, stop_on_signals
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
-from astreduce.cli.options import budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options
+from astreduce.cli.options import (
+    budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options, resume_option,
+)
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
 from astreduce.reduce.report import EXIT_INTERRUPTED, exit_status, is_stdout, write_json
@@ -88,6 +90,7 @@ class BatchProgress:
 @oracle_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format each result with black when that still reproduces.")
 @dask_option
+@resume_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 @max_input_option

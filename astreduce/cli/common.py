@@ -39,7 +39,7 @@ _GROUPS = {
     ),
     "Search: what may change, how far to go": (
         "strategy", "strategy_names", "transform_names", "keep_names", "keep", "exhaustive", "grammar_path", "start_rule",
-        "max_tests", "max_seconds", "refine", "reduce_all",
+        "max_tests", "max_seconds", "strategy_max_tests", "strategy_max_seconds", "refine", "reduce_all",
     ),
     "Output": (
         "output", "diff_path", "in_place", "report_path", "bug_report_path", "annotate", "format_result", "table_path", "listing_path", "csv_path", "json_path",
@@ -131,8 +131,10 @@ LOG_INTERVAL = 10.0
 class ProgressDisplay:
     """A live display on a terminal (its clock ticks while a slow test runs); a line per pass otherwise."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, label: str = "") -> None:
         self.quiet = quiet
+        self.label = label
+        """What runs (``compare``: the strategy), before each line and in the panel's first row."""
         self.live: Any = None
         self.last_pass = ""
         self.last_draw = 0.0
@@ -158,7 +160,7 @@ class ProgressDisplay:
             self.last_pass = event.pass_name
             self.last_draw = now
             click.echo(
-                f"[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
+                f"{self.label + ': ' if self.label else ''}[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
                 f"best {event.best.tokens} tokens / {event.best.bytes} bytes",
                 err=True,
             )
@@ -169,6 +171,8 @@ class ProgressDisplay:
 
         table = Table.grid(padding=(0, 2))
         event = self.event
+        if self.label:
+            table.add_row("strategy", self.label)
         if event is None:
             table.add_row("pass", "running the original")
         else:

@@ -11,12 +11,13 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import GroupedCommand, errors, say, stop_on_signals
+from astreduce.cli.common import GroupedCommand, ProgressDisplay, errors, say, stop_on_signals
 from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
 from astreduce.reduce.report import is_stdout
 from astreduce.compare import (
     DEFAULT_STRATEGIES,
     PLOT_SUFFIXES,
+    Budgets,
     ComparisonRow,
     ComparisonStopped,
     check_strategies,
@@ -43,12 +44,18 @@ from astreduce.search.session import StopRequest
 
 @click.command("compare", cls=GroupedCommand)
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--strategies", "strategy_names", default=",".join(DEFAULT_STRATEGIES), show_default=True, metavar="NAME,...", help="The strategies to compare, in table order.")
+@click.option("--strategy", "strategy_names", multiple=True, metavar="NAME", help=f"A strategy to compare (repeat it), in table order [default: {' '.join(DEFAULT_STRATEGIES)}].")
+@click.option("--strategies", "old_strategy_names", hidden=True, metavar="NAME,...", help="The old name of --strategy: a comma-separated list.")
+@click.option("--max-tests", type=int, metavar="N", help="Stop after N tests in all, each strategy with its best result so far, verified: the strategies share them (each may spend what is left over the strategies still to run).")
+@click.option("--max-time", "max_seconds", type=float, metavar="SECONDS", help="Stop after SECONDS in all, shared by the strategies as --max-tests is.")
+@click.option("--strategy-max-tests", type=int, metavar="N", help="Stop each strategy after N tests with its best result so far, verified.")
+@click.option("--strategy-max-time", "strategy_max_seconds", type=float, metavar="SECONDS", help="Stop each strategy after SECONDS with its best result so far, verified.")
 @oracle_options
 @dask_option
 @click.option("-o", "--output", "table_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here too (Markdown with --markdown, else plain text).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table as CSV here.")
-@click.option("--report", "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table, each strategy's curve, passes and result as JSON here (- for standard output; --json is an old name).")
+@click.option("--report", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here: the table, each strategy's curve, passes and result (- for standard output).")
+@click.option("--json", "old_json_path", hidden=True, type=click.Path(dir_okay=False, path_type=Path), help="The old name of --report.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Plot tokens over tests to this .png, .svg or .pdf (needs matplotlib).")
 @click.option("--grammar", "grammar_path", type=click.Path(dir_okay=False, path_type=Path), help="FILE is data: add a `grammar` row, reduced by its derivation tree under this Lark grammar (the default strategies become lines, chars, tokens).")
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
@@ -59,7 +66,13 @@ from astreduce.search.session import StopRequest
 @max_input_option
 def compare_command(
     file: Path,
-    strategy_names: str,
+    strategy_names: tuple[str, ...],
+    old_strategy_names: str | None,
+    max_tests: int | None,
+    max_seconds: float | None,
+    strategy_max_tests: int | None,
+    strategy_max_seconds: float | None,
+    old_json_path: Path | None,
     table_path: Path | None,
     csv_path: Path | None,
     json_path: Path | None,
@@ -79,19 +92,33 @@ def compare_command(
 
     Every strategy starts from FILE with the same oracle (calibrated once)
     and its own outcome cache. Prints a table (Markdown with --markdown);
-    --csv, --json and --plot save it. Exits 1 when FILE does not reproduce
-    or a result does not verify.
+    --csv, --report and --plot save it, also after Ctrl-C (the strategies
+    that finished, and the one that was stopped). Each row says how its
+    strategy ended: finished, stopped by the budget, interrupted, skipped.
+    Exits 1 when FILE does not reproduce or a result does not verify.
     """
+    budgets = Budgets(max_tests, max_seconds, strategy_max_tests, strategy_max_seconds)  # the clock starts now
     with errors(debug):
         append_path = oracle_values.get("append_path")
         options = options_from(oracle_values)
         options.check()
         if jobs < 1:
             raise UsageError("-j must be at least 1")
-        if grammar_path is not None and strategy_names == ",".join(DEFAULT_STRATEGIES):
-            strategy_names = "lines,chars,tokens"  # the tree strategies read Python, not data
-        strategies = [name.strip() for name in strategy_names.split(",") if name.strip()]
+        if old_strategy_names is not None:
+            if strategy_names:
+                raise UsageError("give --strategy (repeated), not also its old name --strategies")
+            say("--strategies is an old name: name each strategy with --strategy NAME (repeat it)")
+            strategy_names = (old_strategy_names,)
+        if old_json_path is not None:
+            if json_path is not None:
+                raise UsageError("give --report, not also its old name --json")
+            say("--json is an old name: use --report FILE")
+            json_path = old_json_path
+        if not strategy_names:  # the tree strategies read Python, not data
+            strategy_names = ("lines", "tokens", "chars") if grammar_path is not None else DEFAULT_STRATEGIES
+        strategies = [name.strip() for names in strategy_names for name in names.split(",") if name.strip()]
         check_strategies(strategies)
+        budgets.check()
         if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
             raise UsageError(
                 f"--plot {plot_path}: the file name must end in {', '.join(PLOT_SUFFIXES)}"
@@ -115,7 +142,15 @@ def compare_command(
             oracle, options, Path(append_path).name if append_path else None
         )
 
+        panel: list[ProgressDisplay] = []
+
+        def started(strategy: str) -> ProgressDisplay:
+            panel[:] = [ProgressDisplay(quiet, label=strategy)]
+            return panel[0]
+
         def progress(row: ComparisonRow) -> None:
+            for display in panel:
+                display.stop()
             if quiet:
                 return
             if row.is_skipped:
@@ -142,10 +177,14 @@ def compare_command(
                     stop=stop,
                     on_row=progress,
                     search=search,
+                    budgets=budgets,
+                    on_strategy=started,
                 )
         except ComparisonStopped as error:
             stopped, rows = error, error.rows
         finally:
+            for display in panel:
+                display.stop()
             oracle.close()
         workers = clustered.tests_by_worker if clustered is not None else {}
         if workers and not quiet:

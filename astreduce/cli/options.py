@@ -239,6 +239,20 @@ def provenance_option(command: F) -> F:
     return command
 
 
+#: ``--resume`` and ``--cache-dir``: a persistent cache of outcomes, wherever a search runs.
+resume_options = [
+    click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped."),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce]."),
+]
+
+
+def resume_option(command: F) -> F:
+    """Add ``--resume`` and ``--cache-dir`` to a click command (read by :func:`config_from`)."""
+    for option in reversed(resume_options):
+        command = option(command)
+    return command
+
+
 def budget_option(command: F) -> F:
     """Add ``--max-tests`` and ``--max-time`` to a click command."""
     for option in reversed(budget_options):
@@ -266,6 +280,8 @@ def config_from(values: dict[str, Any], options: OracleOptions | None = None, **
         max_seconds=values.get("max_seconds", None),
         keep=values.get("keep", None),
         annotate=values.get("annotate", False),
+        resume=values.get("resume", False),
+        cache_dir=values.get("cache_dir", None),
         options=options if options is not None else options_from(values),
         **settings,
     )

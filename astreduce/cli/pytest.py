@@ -11,7 +11,7 @@ import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, confinement_from, dask_option, provenance_option, transforms_option,
+    budget_option, cluster_from, config_from, confinement_from, dask_option, provenance_option, resume_option, transforms_option,
     with_confinement_options,
 )
 from astreduce.errors import UsageError
@@ -28,7 +28,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.command("pytest", cls=GroupedCommand)
 @click.argument("nodeid")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the reduced project (created; must not exist or be empty).")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=".", show_default=True, help="The project's folder: pytest runs NODEID in copies of it.")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), help="The project's folder: pytest runs NODEID in copies of it [default: the nearest folder above NODEID's file with a pyproject.toml, setup.cfg, pytest.ini, tox.ini or .git, else the working directory].")
 @click.option("--reduce", "modules", multiple=True, metavar="FILE", help="Reduce only the test's file and these files (repeat for several) [default: the test's file, the project's modules it imports, and the conftests on its way].")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How each file is reduced.")
 @transforms_option
@@ -40,8 +40,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("-v", "--verbose", "verbose", type=int, is_flag=False, flag_value=5, default=0, metavar="[LINES]", help="After each test, say how it ended and show the last LINES lines it printed [LINES: 5].")
 @click.option("--retries", type=int, default=1, show_default=True, help="Accept a candidate only after it reproduces this many times (for flaky tests).")
 @click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Tests run at once; the result is the same for every value.")
-@click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
+@resume_option
 @click.option("--warm/--no-warm", default=True, show_default=True, help="Fork each test from a pytest started and configured once, where a run of the original shows that it ends as a plain run does.")
 @dask_option
 @with_confinement_options
@@ -50,7 +49,7 @@ from astreduce.search.strategies import STRATEGIES
 @provenance_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
-def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path, **values: Any) -> None:
+def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path | None, **values: Any) -> None:
     """Reduce the project around the failing test NODEID so that it still fails the same way.
 
     The test's file, the project's modules it imports and the conftest files
@@ -78,8 +77,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             verbose=values["verbose"] or 0, **confinement_from(values),
         )
         options.check()
-        config = config_from(values, options, resume=values["resume"], cache_dir=values["cache_dir"])
-        root = root.resolve()
+        config = config_from(values, options)
         if output.exists() and (not output.is_dir() or any(output.iterdir())):
             raise UsageError(f"{output}: the output directory exists and is not empty; remove it or choose another with -o")
         if not output.resolve().parent.is_dir():
@@ -89,11 +87,13 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
                 raise UsageError(f"{path}: the {what}'s folder {path.parent} does not exist")
         check_output_folder(output)
         check_outputs([(report_path, "report"), (bug_path, "bug report")])
-        project = read_project(root, nodeid, list(modules), values["python"], outdir=output)
+        written = [path for path in (report_path, bug_path) if path is not None and not is_stdout(path)]
+        project = read_project(root, nodeid, list(modules), values["python"], outdir=output, written=written)
         cluster, jobs = cluster_from(dask_address, config.jobs)
         config = replace(config, cluster=cluster, jobs=jobs)
         if not quiet:
-            say(f"{project.nodeid}: pytest under {project.python} ({project.python_origin}); "
+            say(f"{project.nodeid}: pytest under {project.python} ({project.python_origin}); project {project.root} "
+                f"({project.root_origin}); "
                 f"{len(project.reduced)} file{'s' if len(project.reduced) != 1 else ''} to reduce, {len(project.tree)} in the project")
         saved: list[int] = []
 
@@ -115,7 +115,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
             write_json(report_path, result.report(str(output)), config.options)
         if bug_path is not None and result.verified:
             _report_the_bug(bug_path, result, output, config.options, quiet)
-        _print(result, output, quiet, show=not is_stdout(report_path))
+        _print(result, output, quiet)
         exit_after(result, output)
 
 
@@ -145,8 +145,8 @@ def _place(tree: TreeResult, output: Path) -> str:
     return tree.provenance.summary(str(output), tree=True) if tree.provenance is not None else ""
 
 
-def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -> None:
-    """The figures on stderr; each reduced file on stdout, under a header."""
+def _print(result: PytestResult, output: Path, quiet: bool) -> None:
+    """The figures on stderr; the reduced files are in OUTDIR only (-o names it: standard output carries no result)."""
     for note in result.tree.notes:
         say(note)
     tree = result.tree
@@ -161,8 +161,3 @@ def _print(result: PytestResult, output: Path, quiet: bool, show: bool = True) -
         )
         if deleted:
             say(f"deleted: {', '.join(deleted[:10])}{' ...' if len(deleted) > 10 else ''}")
-    for path in sorted(tree.tree) if show else ():
-        if path in result.project.reduced:
-            text = tree.tree[path]
-            click.echo(f"==> {path} <==")
-            click.echo(text, nl=not text.endswith("\n"))

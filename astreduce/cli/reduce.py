@@ -13,7 +13,7 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, transforms_option,
+    budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, resume_option, transforms_option,
 )
 from astreduce.errors import UsageError
 from astreduce.files import (
@@ -45,7 +45,7 @@ from astreduce.search.strategies import STRATEGIES
 
 @click.command("reduce", cls=GroupedCommand)
 @click.argument("inputs", metavar="FILE|DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty].")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Where to write the result [default: FILE with .reduced before its suffix, e.g. prog.reduced.py; for a directory DIR.reduced, for several files FIRST.reduced: a directory, which must not exist or be empty]. Without -o, or with -o - (the default file too), the result is also printed on standard output, unless -q.")
 @click.option("--in-place", is_flag=True, help="Overwrite FILE with the result, keeping FILE.orig as a backup.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search (for a directory: how each file is reduced).")
 @transforms_option
@@ -59,8 +59,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @provenance_option
-@click.option("--resume", is_flag=True, help="Keep outcomes in a persistent cache, so that a rerun after an interruption continues where it stopped.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Folder of the persistent cache [default: ~/.cache/astreduce].")
+@resume_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 @max_input_option
@@ -87,10 +86,13 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
     )
     append_path = values.get("append_path")
     with errors(debug):
+        if is_stdout(output):
+            if is_stdout(report_path):
+                raise UsageError("-o - and --report - both name standard output; write one of them to a file")
+            output = None  # the default output file, and standard output
+        shown = not quiet and output is None and not in_place and not is_stdout(report_path)
         reading = input_policy(values)
-        config = config_from(
-            values, resume=values["resume"], cache_dir=values["cache_dir"], exhaustive=values["exhaustive"]
-        )
+        config = config_from(values, exhaustive=values["exhaustive"])
         if len(inputs) == 1 and not inputs[0].is_dir():
             if entry is not None:
                 raise UsageError("--entry goes with a directory or several files, not with one file")
@@ -98,14 +100,14 @@ def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -
             _reduce_file(
                 inputs[0], config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
                 grammar=grammar, dask_address=dask_address, bug_path=bug_path, append_path=append_path,
-                reading=reading,
+                reading=reading, shown=shown,
             )
         else:
             if grammar_path is not None:
                 raise UsageError("--grammar reduces one input file, not a directory or several files")
             _reduce_tree(
                 list(inputs), entry, config, output=output, in_place=in_place, report_path=report_path, quiet=quiet,
-                dask_address=dask_address, bug_path=bug_path, reading=reading,
+                dask_address=dask_address, bug_path=bug_path, reading=reading, shown=shown,
             )
 
 
@@ -135,8 +137,10 @@ def _reduce_file(
     bug_path: Path | None = None,
     append_path: str | None = None,
     reading: InputPolicy = InputPolicy(),
+    shown: bool = False,
 ) -> None:
-    """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree)."""
+    """``astreduce reduce FILE`` (``--grammar``: FILE is data, reduced by its derivation tree); ``shown``: the result
+    also goes to standard output."""
     if in_place and output is not None:
         raise UsageError("give either --in-place or -o, not both")
     source = read_source(file, reading)
@@ -176,7 +180,7 @@ def _reduce_file(
     size = measure(source.text)
 
     def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
-        say(f"{file}: {size.tokens} tokens, {size.lines} lines; {describe_options(config.options)}; {note}")
+        say(f"{file}: {size.tokens} tokens, {size.lines} non-blank lines; {describe_options(config.options)}; {note}")
 
     try:
         result, interrupted = run_reduction(
@@ -206,7 +210,7 @@ def _reduce_file(
             names={config.filename: relative(target)}, original=str(file), quiet=quiet,
             appended=(Path(append_path).name, config.options.append) if append_path and config.options.append else None,
         )
-    _print_result(result, file, target, quiet, show=not is_stdout(report_path))
+    _print_result(result, file, target, quiet, show=shown)
     exit_after(result, target)
 
 
@@ -217,7 +221,7 @@ def _write_bug_report(
     """Run the result once more as the report shows it, and write the report (``--bug-report``)."""
     ran = reproduce(reproduction, options.limits())
     before, after = result.input_size, result.output_size
-    sizes = f"{before.tokens} → {after.tokens} tokens, {before.lines} → {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s"
+    sizes = f"{before.tokens} → {after.tokens} tokens, {before.lines} → {after.lines} non-blank lines, {result.tests} tests, {result.seconds:.1f} s"
     title = _title(result)
     text = bug_report(
         title=title, files=files, provenance=result.provenance, reproduction=reproduction, ran=ran, python=python,
@@ -251,8 +255,10 @@ def _reduce_tree(
     dask_address: str | None = None,
     bug_path: Path | None = None,
     reading: InputPolicy = InputPolicy(),
+    shown: bool = False,
 ) -> None:
-    """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory."""
+    """``astreduce reduce DIR`` and ``astreduce reduce FILE FILE ...``: the result is a directory (``shown``: its files
+    also go to standard output)."""
     if in_place:
         raise UsageError("--in-place is for a single file; a directory's result goes to a new directory (-o OUTDIR)")
     given = read_input(inputs, reading)
@@ -298,12 +304,12 @@ def _reduce_tree(
             bug_path, result, reproduction, config.options, python, files=result.tree,
             names={p: f"{relative(target)}/{p}" for p in result.tree}, original=label, quiet=quiet,
         )
-    _print_tree_result(result, label, target, quiet, show=not is_stdout(report_path))
+    _print_tree_result(result, label, target, quiet, show=shown)
     exit_after(result, target)
 
 
-def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool, show: bool = True) -> None:
-    """The figures on stderr; every file of the result on stdout, each under a header."""
+def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool, show: bool) -> None:
+    """The figures on stderr; with ``show``, every file of the result on stdout, each under a header."""
     files = f"{result.input_size.files} -> {result.output_size.files} files, "
     _print_figures(result, label, target, quiet, files)
     for path in sorted(result.tree) if show else ():
@@ -312,10 +318,10 @@ def _print_tree_result(result: TreeResult, label: str, target: Path, quiet: bool
         click.echo(text, nl=not text.endswith("\n"))
 
 
-def _print_result(result: Result, file: Path, target: Path, quiet: bool, show: bool = True) -> None:
-    """The figures on stderr; the result on stdout."""
+def _print_result(result: Result, file: Path, target: Path, quiet: bool, show: bool) -> None:
+    """The figures on stderr; with ``show`` (no -o, no -q, no report on standard output), the result on stdout."""
     _print_figures(result, str(file), target, quiet)
-    if show:  # not when the report is standard output: the result is then only in the output file
+    if show:
         click.echo(result.text, nl=not result.text.endswith("\n"))
 
 
@@ -332,7 +338,7 @@ def _print_figures(result: Result | TreeResult, label: str, target: Path, quiet:
         place = provenance.summary(str(target), tree=isinstance(result, TreeResult)) if provenance is not None else ""
         click.echo(
             f"{label} -> {target}: {files}{before.tokens} -> {after.tokens} tokens ({ratio:.1%}), "
-            f"{before.lines} -> {after.lines} lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"
+            f"{before.lines} -> {after.lines} non-blank lines, {result.tests} tests, {result.seconds:.1f} s ({state}{ended})"
             + (f"; still {result.target}" if result.target else "") + (f"; {place}" if place else ""),
             err=True,
         )

@@ -42,7 +42,7 @@ from astreduce.outcome import Outcome
 if TYPE_CHECKING:
     from astreduce.run.trace import Tracer
 
-from astreduce.run import Run
+from astreduce.run import Run, raised
 
 
 @dataclass(frozen=True)
@@ -359,7 +359,7 @@ class Target:
             return self.exception
         if self.match.startswith("regex:"):
             return f"{self.exception} matching /{self.match[len('regex:'):]}/"
-        return f"{self.exception}({self.message!r})"
+        return raised(self.exception, self.message)
 
 
 def _same_type(seen: str, wanted: str) -> bool:

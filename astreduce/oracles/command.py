@@ -129,6 +129,21 @@ class Criteria:
             return False
         return True
 
+    def described(self, sig: Signature) -> str:
+        """What of ``sig``, a run these criteria hold for, they look at: its signal, exit status, the lines their
+        patterns matched, its hang (a report's ``target``)."""
+        if self.hang is not None:
+            said = [f"hangs (over {self.hang:g} s)"]
+        else:
+            said = [f"killed by {sig.signal}" if sig.signal else f"exit status {sig.exit_code}"]
+        for stream, pattern, text in (("stderr", self.stderr, sig.stderr), ("stdout", self.stdout, sig.stdout)):
+            found = re.search(pattern, text, re.MULTILINE) if pattern is not None else None
+            if found is not None:
+                start = text.rfind("\n", 0, found.start()) + 1
+                end = text.find("\n", found.end())
+                said.append(f"{stream}: {text[start:end if end >= 0 else len(text)].strip()!r}")
+        return ", ".join(said)
+
 
 class _CommandPending(ProcessesPending):
     def __init__(self, oracle: CommandOracle, processes: list[Process], lines: int) -> None:
@@ -169,6 +184,9 @@ class CommandOracle:
     encode: object = None
     """Callable turning candidate text into the bytes written to disk (the input's encoding)."""
     target: Signature | None = None
+    matched: str = ""
+    """What the original's run showed of what the oracle looks for (criteria, a script, two commands): the
+    report's ``target`` when no signature is matched."""
     tests: int = 0
     seconds: float = 0.0
     raised_at: tuple[str, int] | None = None
@@ -189,7 +207,8 @@ class CommandOracle:
     def traits(self) -> Traits:
         """A command may run something that is not this file as a program (a formatter's input, a fuzzer's
         crash): nothing is traced, and a text Python rejects may be what crashes the tool."""
-        return Traits(unparsable=True, target=self.target.describe() if self.target is not None else "", raised_at=self.raised_at)
+        target = self.target.describe() if self.target is not None else self.matched
+        return Traits(unparsable=True, target=target, raised_at=self.raised_at)
 
     @property
     def wait_limit(self) -> float:
@@ -339,6 +358,12 @@ class CommandOracle:
                     "say what to look for with --signal, --exit-code, --stderr or --stdout"
                 )
             self.target = Signature(first.signal, first.exit_code, first.stderr_line)
+        elif self.script:
+            self.matched = "the test script exits 0"
+        elif self.differential:
+            self.matched = f"the two commands differ ({' / '.join(s.describe() for s in signatures)})"
+        else:
+            self.matched = self.criteria.described(first)
         verdict = self.classify(signatures)
         if verdict.outcome is not Outcome.FAIL:
             described = " / ".join(s.describe() for s in signatures)

@@ -13,7 +13,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -26,13 +26,13 @@ from astreduce.errors import (
 )
 from astreduce.interpreters import require_worker_python, resolve_python, version_of
 from astreduce.oracles import Converted, Oracle, Pending, Target, Verdict, Wrapper
-from astreduce.run import confine
+from astreduce.run import Run, confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
 from astreduce.run.sandbox import Limits
 from astreduce.oracles.worker import WORKER_DIED, WorkerExecOracle
 from astreduce.outcome import Outcome
-from astreduce.source.syntax import compile_error_under
+from astreduce.source.syntax import compile_error_under, python2_recipe
 
 #: Runs of the original at the start; differing outcomes mean a flaky oracle.
 FLAKINESS_RUNS = 3
@@ -270,10 +270,15 @@ class EchoingOracle(Wrapper[T]):
 
     def echo(self, verdict: Verdict) -> None:
         self.count += 1
-        run = verdict.run
-        said = [f"test {self.count}: {verdict.outcome.value} ({run.describe()}, {run.seconds:.2f} s)"]
-        said += [f"  | {line}" for line in run.output.splitlines()[-self.lines:]]
-        self.write("\n".join(said))
+        self.write(said_of_test(self.count, verdict, self.lines))
+
+
+def said_of_test(number: int, verdict: Verdict, lines: int) -> str:
+    """``--verbose``'s words for test ``number``: how it ended, and the last ``lines`` lines it printed."""
+    run = verdict.run
+    said = [f"test {number}: {verdict.outcome.value} ({run.describe()}, {run.seconds:.2f} s)"]
+    said += [f"  | {line}" for line in run.output.splitlines()[-lines:]]
+    return "\n".join(said)
 
 
 def describe_judgement(oracle: Oracle[str], options: OracleOptions | None = None, append_name: str | None = None) -> str:
@@ -295,11 +300,13 @@ def describe_judgement(oracle: Oracle[str], options: OracleOptions | None = None
     return text
 
 
-def build_oracle(options: OracleOptions, original: Original, *, jobs: int = 1) -> Oracle[str]:
+def build_oracle(
+    options: OracleOptions, original: Original, *, jobs: int = 1, on_runs: Callable[[list[Verdict]], None] | None = None,
+) -> Oracle[str]:
     """The oracle ``options`` describe, calibrated on the original.
 
     With ``jobs`` above 1 the original's repeated runs (the flakiness check)
-    run at once, as the search's tests will.
+    run at once, as the search's tests will; ``on_runs`` hears them (how long one run takes).
 
     Raises:
         UsageError: options that do not go together, an unknown interpreter.
@@ -309,7 +316,9 @@ def build_oracle(options: OracleOptions, original: Original, *, jobs: int = 1) -
         oracle, first = calibrated_oracle(options, original)
     except NotReproducibleError as error:
         raise blame_confinement(options, error) from None
-    _check_flakiness(oracle, original.text, first, options.retries, jobs)
+    runs = _check_flakiness(oracle, original.text, first, options.retries, jobs)
+    if on_runs is not None:
+        on_runs(runs)
     if options.retries > 1:
         return RetryingOracle(oracle, options.retries)
     return oracle
@@ -457,7 +466,7 @@ def _calibrated_exec(options: OracleOptions, original: Original) -> tuple[Oracle
                 "not answer); use a command oracle instead: --run '{python} {file}'"
             )
         require_compiles(first, target, text, filename=filename, python=python)
-        require_target(exec_oracle, first, "a command oracle (--run, --test)")
+        require_target(exec_oracle, first)
         denied = None if options.expect else denied_by_confinement(options, first.run.describe())
         if denied is not None:  # the target would be confinement's own error
             raise denied
@@ -586,10 +595,11 @@ def register_oracle_kind(kind: OracleKind) -> None:
     ORACLE_KINDS[kind.name] = kind
 
 
-def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> None:
+def _check_flakiness(oracle: Oracle[str], text: str, first: Verdict, retries: int, jobs: int = 1) -> list[Verdict]:
     verdicts = original_runs(oracle, text, first, jobs)
     if retries <= 1:
         require_reliable(verdicts, "input", "; use --retries N to accept a candidate only after N reproductions")
+    return verdicts
 
 
 def require_compiles(first: Verdict, declared: Target | None, text: str, *, filename: str, python: str) -> None:
@@ -606,27 +616,50 @@ def require_compiles(first: Verdict, declared: Target | None, text: str, *, file
     version = "%d.%d" % version_of(python)
     found = compile_error_under(python, text, filename)
     where, why = found if found else ("", f"{first.run.describe()} (with the --append script)")
+    python2 = python2_recipe(why)
     raise InputNotCompilingError(
-        f"{filename}:{where}{':' if where else ''} does not compile under Python {version}: {why}; reduce it under "
-        "the Python it is written for (--python), or say --expect SyntaxError if the parse failure is the point"
+        f"{filename}:{where}{':' if where else ''} does not compile under Python {version}: {why}; "
+        + (python2 if python2 else "reduce it under the Python it is written for (--python), or say --expect "
+           "SyntaxError if the parse failure is the point")
     )
 
 
-def require_target(oracle: ExecOracle, first: Verdict, instead: str) -> None:
+def no_exception(run: Run, what: str = "it") -> str:
+    """Why a run that raised nothing cannot be reduced by the exec oracle, and the command oracle that can judge
+    what it did instead (``what``: how to name the program). ``--expect`` names an exception the program
+    raises: it cannot help a program that does not fail."""
+    if run.ending == "ok":
+        return (
+            f"{what} raises no exception: it runs to the end, so there is no failure to keep; "
+            "to reduce it for what it does instead, use a command oracle: "
+            "--run '{python} {file}' with --stdout REGEX or --exit-code N, or --test SCRIPT"
+        )
+    return (
+        f"{what} raises no exception ({run.describe()}); a command oracle judges that: "
+        "--run '{python} {file}' with --signal, --exit-code, --stderr or --hang, or --test SCRIPT"
+    )
+
+
+def require_target(oracle: ExecOracle, first: Verdict) -> None:
     """Stop unless the original raised the target (``--expect``'s, or without it any exception).
 
     Raises:
-        NotReproducibleError: saying what the original did, and to use ``instead`` if it raises nothing.
+        NotReproducibleError: saying what the original did, and the command oracle to use if it raises nothing.
     """
     if oracle.target is None:
-        raise NotReproducibleError(
-            f"input does not reproduce: it raises no exception to reduce for ({first.run.describe()}); "
-            f"name the target with --expect or use {instead}"
-        )
+        raise NotReproducibleError(f"input does not reproduce: {no_exception(first.run)}")
     if first.outcome is not Outcome.FAIL:
         raise NotReproducibleError(
             f"input does not reproduce: expected {oracle.target.describe()}, got {first.run.describe()}"
         )
+
+
+def took(runs: Sequence[Verdict], seconds: float) -> str:
+    """How long the original takes: one run's seconds (the median of ``runs``), else all of its runs'."""
+    if not runs:
+        return f"the original's runs took {seconds:.2f} s in all"
+    each = sorted(verdict.run.seconds for verdict in runs)[len(runs) // 2]
+    return f"one run of the original takes {each:.2f} s"
 
 
 def original_runs(oracle: Oracle[T], original: T, first: Verdict, jobs: int = 1) -> list[Verdict]:

@@ -53,6 +53,7 @@ from astreduce.oracles.options import (
     ISOLATING,
     OracleOptions,
     Wording,
+    no_exception,
     original_runs,
     require_reliable,
 )
@@ -302,10 +303,8 @@ class DirectoryOracle:
             self.timeout = max(MIN_TIMEOUT, 10 * run.seconds)
         if self.target is None:
             if run.ending != "exception":
-                raise NotReproducibleError(
-                    f"{self.wording.fails_not()}: {self.wording.entry_named or self.entry} raises no exception to {self.wording.job} for "
-                    f"({run.describe()}); name the target with --expect or use a command oracle (--run, --test)"
-                )
+                named = self.wording.entry_named or self.entry or "the entry"
+                raise NotReproducibleError(f"{self.wording.fails_not()}: {no_exception(run, named)}")
             self.target = Target.from_run(run, options.match)
         verdict = self.classify_run(run)
         if verdict.outcome is not Outcome.FAIL:

@@ -3,10 +3,12 @@
 ``astreduce pytest NODEID`` reduces a *project*, not a file. This module
 reads it once:
 
-* the node id, checked and made relative to the project's folder (``--root``);
+* the project's folder: ``--root``, else the nearest folder above the node's
+  file holding one of :data:`ROOT_MARKERS` (a newcomer runs it from anywhere);
+* the node id, checked and made relative to the project's folder;
 * the interpreter that runs the project's tests: ``--python``, else the
   project's own virtual environment (``.venv/bin/python`` or
-  ``venv/bin/python`` at its root), else astreduce's;
+  ``venv/bin/python`` at its root) when it has pytest, else astreduce's;
 * every file of the project (version control, caches and virtual
   environments left out): the tree that is reduced. Files may go whole,
   but only the *reduced* ones change inside: the node's test file, the
@@ -21,9 +23,12 @@ reads it once:
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import stat
+import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +44,10 @@ NOT_PROJECT = frozenset({"venv", "node_modules", ".eggs", "site-packages"})
 #: the rest is copied as it is into every test's folder and into the output.
 TREE_FILES, TREE_BYTES = 2000, 20 << 20
 
+#: What marks a project's root, nearest first, as pytest and the packaging tools find it.
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", ".git")
+#: What a JSON report astreduce wrote holds near its start: such a file is never part of a project.
+REPORT_MARK = '"astreduce_version"'
 #: Files whose presence shapes how pytest starts.
 CONFIG_FILES = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
 
@@ -62,6 +71,9 @@ class Project:
     modes: dict[str, int] = field(default_factory=dict)
     imports: tuple[str, ...] = ()
     """Modules the reduced files import from outside the project."""
+    root_origin: str = "--root"
+    """Why this folder: ``--root``, ``its pyproject.toml`` (the nearest marker above the node's file), or
+    ``the working directory``."""
 
     @property
     def test_file(self) -> str:
@@ -85,26 +97,80 @@ def split_nodeid(nodeid: str) -> tuple[str, str]:
     return Path(path).as_posix(), rest
 
 
+def find_root(test_path: str) -> tuple[Path, str]:
+    """The project's folder for a node's file (relative to the working directory): the nearest folder above
+    it holding one of :data:`ROOT_MARKERS`, and why (``its pyproject.toml``); else the working directory."""
+    here = Path.cwd()
+    path = (here / test_path).resolve()
+    if path.is_file():
+        for folder in path.parents:
+            marker = next((m for m in ROOT_MARKERS if (folder / m).exists()), None)
+            if marker is not None:
+                return folder, f"its {marker}"
+    return here, "the working directory"
+
+
+def has_pytest(python: str) -> bool:
+    """Whether ``python`` can import pytest."""
+    if python == sys.executable:
+        return importlib.util.find_spec("pytest") is not None
+    try:
+        return subprocess.run([python, "-c", "import pytest"], capture_output=True, timeout=120, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def project_python(root: Path, spec: str | None) -> tuple[str, str]:
-    """The interpreter that runs the project's tests, and why that one."""
+    """The interpreter that runs the project's tests, and why that one: ``--python``, else the project's
+    virtual environment when it has pytest, else astreduce's own (its ``[pytest]`` extra brings pytest).
+
+    Raises:
+        UsageError: neither the project's environment nor astreduce's own has pytest.
+    """
     if spec:
         return resolve_python(spec), "--python"
+    without = ""
     for folder in (".venv", "venv"):
         candidate = root / folder / "bin" / "python"
         if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate), f"the project's {folder}"
-    return sys.executable, "astreduce's own"
+            if has_pytest(str(candidate)):
+                return str(candidate), f"the project's {folder}"
+            without = f"; the project's {folder} has no pytest"
+            break
+    if not has_pytest(sys.executable):
+        raise UsageError(
+            f"pytest is not installed under astreduce's own interpreter {sys.executable}{without}: install "
+            "astreduce with its pytest extra (pip install 'astreduce[pytest]'), or name an interpreter that "
+            "has pytest with --python"
+        )
+    return sys.executable, f"astreduce's own{without}"
+
+
+def _written_by_astreduce(path: Path) -> bool:
+    """A JSON report astreduce wrote (this run's or an earlier one's): never a project file."""
+    if path.suffix != ".json":
+        return False
+    try:
+        with open(path, "rb") as file:
+            return REPORT_MARK.encode() in file.read(1 << 16)
+    except OSError:
+        return False
 
 
 def _is_environment(folder: Path) -> bool:
     return (folder / "pyvenv.cfg").is_file()
 
 
-def read_project_files(root: Path, outdir: Path | None = None) -> tuple[dict[str, str], dict[str, int]]:
-    """Every file of the project: texts (bytes kept through ``surrogateescape``) and modes."""
+def read_project_files(
+    root: Path, outdir: Path | None = None, written: Iterable[Path] = (),
+) -> tuple[dict[str, str], dict[str, int]]:
+    """Every file of the project: texts (bytes kept through ``surrogateescape``) and modes. What astreduce
+    writes is never part of it: ``outdir``, the files ``written`` (the report, the bug report), and a JSON
+    report of an earlier run."""
     files: dict[str, str] = {}
     modes: dict[str, int] = {}
     skip_out = outdir.resolve() if outdir is not None else None
+    skipped = {path.resolve() for path in written}
     for directory, folders, names in os.walk(root):
         here = Path(directory)
         folders[:] = sorted(
@@ -114,7 +180,7 @@ def read_project_files(root: Path, outdir: Path | None = None) -> tuple[dict[str
         )
         for name in sorted(names):
             path = here / name
-            if name.endswith(SKIPPED_SUFFIXES) or not path.is_file():
+            if name.endswith(SKIPPED_SUFFIXES) or not path.is_file() or path.resolve() in skipped or _written_by_astreduce(path):
                 continue
             relative = path.relative_to(root).as_posix()
             try:
@@ -225,26 +291,28 @@ def conftests_on_the_way(files: dict[str, str], test_file: str) -> list[str]:
 
 
 def read_project(
-    root: Path, nodeid: str, reduce: list[str] | None = None, python: str | None = None, outdir: Path | None = None,
+    root: Path | None, nodeid: str, reduce: list[str] | None = None, python: str | None = None, outdir: Path | None = None,
+    written: Iterable[Path] = (),
 ) -> Project:
-    """Read the project at ``root`` for the failing ``nodeid``.
+    """Read the project at ``root`` (None: found from the node's file, :func:`find_root`) for the failing ``nodeid``.
 
     ``nodeid``'s file is relative to the working directory or to ``root``;
     ``reduce`` (``--reduce``) names the files to reduce instead of the test
-    file and everything it imports.
+    file and everything it imports; ``outdir`` and ``written`` are what astreduce writes, never read.
 
     Raises:
         UsageError: a node id that is not one, a file outside ``root`` or missing, an unknown interpreter.
     """
-    root = root.resolve()
     test_path, test = split_nodeid(nodeid)
+    root, root_origin = (root, "--root") if root is not None else find_root(test_path)
+    root = root.resolve()
     relative = [_path_in_root(root, test_path)]
     for given in reduce or []:
         inside = _path_in_root(root, given)
         if inside not in relative:
             relative.append(inside)
     interpreter, origin = project_python(root, python)
-    files, modes = read_project_files(root, outdir)
+    files, modes = read_project_files(root, outdir, written)
     test_file = relative[0]
     roots = search_roots(files, test_file)
     conftests = conftests_on_the_way(files, test_file)
@@ -253,7 +321,7 @@ def read_project(
     tree, fixed = _tree_and_rest(files, reduced)
     imports = tuple(sorted(n for n in outside if n.split(".")[0] != "__future__"))
     return Project(
-        root=root, nodeid=f"{test_file}::{test}", python=interpreter, python_origin=origin, tree=tree,
+        root=root, nodeid=f"{test_file}::{test}", python=interpreter, python_origin=origin, root_origin=root_origin, tree=tree,
         reduced=reduced, fixed=fixed, modes=modes, imports=imports,
     )
 

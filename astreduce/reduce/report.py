@@ -122,7 +122,7 @@ def confinement(options: OracleOptions) -> dict[str, Any]:
 
 
 def is_stdout(path: str | Path | None) -> bool:
-    """Whether ``--report`` names standard output (``-``): the report is then the command's only output there."""
+    """Whether an output option (``--report``, ``-o``) names standard output (``-``)."""
     return path is not None and str(path) == "-"
 
 

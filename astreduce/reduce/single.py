@@ -28,11 +28,11 @@ from typing import Protocol, TypeVar
 from astreduce.errors import NotReproducibleError, ReductionStopped, TransformLoadError, UsageError
 from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
 from astreduce.source.measure import Size, ast_nodes, measure
-from astreduce.oracles import Oracle, Target, plugged
+from astreduce.oracles import Oracle, Target, Verdict, plugged
 from astreduce.run import Run
 from astreduce.oracles.execution import ExecOracle
 from astreduce.oracles.place import Place, place_of
-from astreduce.oracles.options import EchoingOracle, OracleOptions, Original, build_oracle, require_target
+from astreduce.oracles.options import OracleOptions, Original, build_oracle, require_target, said_of_test, took
 from astreduce.oracles.predicate import PredicateOracle
 from astreduce.oracles.predicate import outcome_line as describe_call
 from astreduce.reduce.guards import guard
@@ -241,7 +241,7 @@ def make_exec_oracle(
     target = Target.parse(expect, match) if expect is not None else None
     oracle = ExecOracle(target=target, filename=filename, append=append, search_path=search_path)
     first = oracle.calibrate(text, match=match, timeout=timeout)
-    require_target(oracle, first, "a command oracle")
+    require_target(oracle, first)
     return oracle, first.run
 
 
@@ -383,6 +383,8 @@ def reduce_with(
         # the tree the search starts from: parsing a 100 KB original costs 60 ms, so once
         first_tree = (text, check_parses(text, config.filename, planning.parser))
     calibrating = time.monotonic()
+    runs: list[Verdict] = []
+    """The original's runs, when this reduction built its oracle."""
     judged: Oracle[str]
     cluster = config.cluster
     clustered: ClusterOracle[str] | None = None
@@ -390,7 +392,7 @@ def reduce_with(
     if oracle is None and cluster is not None:
         judged = clustered = cluster.build_oracle(config.options, config.original(text))
     elif oracle is None:
-        judged = build_oracle(config.options, config.original(text), jobs=config.jobs)
+        judged = build_oracle(config.options, config.original(text), jobs=config.jobs, on_runs=runs.extend)
     else:
         judged = plugged(oracle)
         if cluster is not None:
@@ -407,11 +409,13 @@ def reduce_with(
     judged, place = guarded.oracle, guarded.place
     traits = judged.traits
     plan = planning.plan(config, unparsable=traits.unparsable, start=first_tree)
-    if config.options.verbose > 0:
-        judged = EchoingOracle(judged, config.options.verbose, echo or to_stderr)
+    on_test = None
+    if config.options.verbose > 0:  # numbered as the session counts: never a test started ahead and not needed
+        write, lines = echo or to_stderr, config.options.verbose
+        on_test = lambda number, verdict: write(said_of_test(number, verdict, lines))
     if on_note is not None:
         on_note(
-            f"target: {traits.target or 'as the oracle judges'} (the original's runs took {calibrating:.2f} s); {guarded.note}"
+            f"target: {traits.target or 'as the oracle judges'} ({took(runs, calibrating)}); {guarded.note}"
         )
     configure_tracing(plan.transforms, traits.tracer, enabled=traits.tracer is not None and not plan.foreign_parser)
     start = judged.start if traits.starts else None
@@ -438,7 +442,7 @@ def reduce_with(
     session = Session(
         text, judged.judge, on_improve=improve, on_progress=on_progress, start=start, jobs=config.jobs, store=store,
         prepare=getattr(judged, "prepare") if traits.prepares else None, waited=calibrating, budget=budget, stop=stop,
-        protected=protected_lines(text, config.keep),
+        protected=protected_lines(text, config.keep), on_test=on_test,
         # it runs the program: layout is moot (not for lines, chars, tokens: the literature's ddmin, counted as such)
         alike=traits.prepares and STRATEGIES[config.strategy].on_trees,
     )
@@ -637,7 +641,10 @@ def verify_and_format(
 
 
 def format_with_black(text: str, newline: str | None = None) -> str | None:
-    """``text`` formatted by black, or ``None`` when black cannot format it.
+    """``text`` formatted by black, or ``None`` when black cannot format it or its text has more tokens.
+
+    Black may add tokens (a trailing comma when it splits a call one argument a line, parentheses): a result
+    is never larger than the text it formats, so that a budget-ended result is never larger than its input.
 
     Lines end as the first line of ``text`` ends; when ``text`` has no line
     ending at all (a reduction often drops the last one), with ``newline``
@@ -653,6 +660,8 @@ def format_with_black(text: str, newline: str | None = None) -> str | None:
     try:
         pretty = black.format_str(text.replace("\r\n", "\n"), mode=black.Mode())
     except Exception:  # black raises many kinds of errors on odd input; formatting is optional
+        return None
+    if measure(pretty).tokens > measure(text).tokens:  # bytes and lines may grow: blank lines, indents
         return None
     return pretty.replace("\n", newline) if newline != "\n" else pretty
 

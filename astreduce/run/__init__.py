@@ -53,15 +53,17 @@ class Run:
     """Set when the run failed as the target but does not count: why, in words (raised elsewhere, does not parse)."""
 
     def describe(self) -> str:
-        """A short human description: ``AssertionError('My Test')``, ``no exception``."""
+        """A short human description: ``AssertionError('My Test')``, ``no exception``, ``exit status 0``."""
         said = self._described()
         return f"{said}, but {self.rejected}" if self.rejected else said
 
     def _described(self) -> str:
-        if self.ending == "ok":
-            return "no exception"
+        if self.ending == "ok":  # a command's run says how it ended (exit status 0): "no exception" is the exec oracle's
+            return self.detail or "no exception"
+        if self.ending == "exception" and self.exception.startswith("exit ") and self.detail:  # a command's exit status
+            return self.detail
         if self.ending in ("exception", "syntax"):
-            return f"{self.exception}({self.message!r})" if self.message else self.exception
+            return raised(self.exception, self.message) if self.message else self.exception
         return f"{self.ending} ({self.detail})" if self.detail else self.ending
 
     def located(self, files: Callable[[str], int | None], root: str = "") -> Run:
@@ -69,6 +71,14 @@ class Run:
         candidate's file by its path (None: not a file of the candidate); a frame's absolute path under ``root``
         (the test's folder) is made relative first."""
         return replace(self, raised_at=raised_in(self.frames, files, root))
+
+
+def raised(exception: str, message: str) -> str:
+    """An exception as Python writes it: ``ValueError('bad')``; a ``KeyError``'s message is already its key's
+    repr (``'carol'``), shown as it is: ``KeyError('carol')``, not ``KeyError("'carol'")``."""
+    if exception.rsplit(".", 1)[-1] == "KeyError" and message[:1] in ("'", '"') and message[-1:] == message[:1]:
+        return f"{exception}({message})"
+    return f"{exception}({message!r})"
 
 
 #: The file name :attr:`Run.raised_at` gives an appended test script (``--append``), which no candidate changes.

@@ -106,8 +106,9 @@ class Ledger(Protocol):
         UNRESOLVED without a test (it does not parse); recorded if so."""
         ...
 
-    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
-        """A test's outcome, read in the search's order, and the seconds waited for it: cache and count them."""
+    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float, verdict: Verdict | None = None) -> Outcome:
+        """A test's outcome, read in the search's order, and the seconds waited for it: cache and count them
+        (``verdict``: the whole of it, to say how the test ended)."""
         ...
 
     def hit(self, key: bytes) -> Outcome:
@@ -187,13 +188,13 @@ class Scheduler:
             return ledger.hit(key)
         started = time.monotonic()
         verdict = self.judge(candidate)
-        return self._record(ledger, key, text, verdict.outcome, time.monotonic() - started)
+        return self._record(ledger, key, text, verdict, time.monotonic() - started)
 
-    def _record(self, ledger: Ledger, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
-        failed = outcome is Outcome.FAIL
+    def _record(self, ledger: Ledger, key: bytes, text: str, verdict: Verdict, seconds: float) -> Outcome:
+        failed = verdict.outcome is Outcome.FAIL
         self.fail_rates[self.last_failed] = 0.9 * self.fail_rates[self.last_failed] + (0.1 if failed else 0.0)
         self.last_failed = failed
-        return ledger.record(key, text, outcome, seconds)
+        return ledger.record(key, text, verdict.outcome, seconds, verdict)
 
     @staticmethod
     def _wait(pending: Pending) -> tuple[Verdict, float]:
@@ -347,12 +348,12 @@ class Scheduler:
         if entry.pending is not None:
             verdict, seconds = self._wait(entry.pending)
             running.pop(entry.key, None)
-            return self._record(ledger, entry.key, entry.text, verdict.outcome, entry.waited + seconds)
+            return self._record(ledger, entry.key, entry.text, verdict, entry.waited + seconds)
         if entry.outcome is not None:  # it does not parse
             return entry.outcome
         if entry.key in running:  # the same text is running earlier in the window
             verdict, seconds = self._wait(running.pop(entry.key))
-            self._record(ledger, entry.key, entry.text, verdict.outcome, seconds)
+            self._record(ledger, entry.key, entry.text, verdict, seconds)
         return ledger.hit(entry.key)
 
     def _deeper(self, ledger: Ledger, ahead: int) -> bool:

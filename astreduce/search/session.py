@@ -244,6 +244,9 @@ class Session:
     prepare: Callable[[str, bool, bool], Prepared | None] | None = None
     """The oracle's :meth:`~astreduce.oracles.Preparing.prepare`, when it has one (its traits say so): its
     compile is the check of :meth:`parsing_candidates_only`, and its key tells candidates alike."""
+    on_test: Callable[[int, Verdict], None] | None = None
+    """Hears each test counted, with its number (``--verbose``): a test started ahead and not needed (``-j``),
+    or past the budget, is never counted, so never numbered."""
     alike: bool = False
     """Give a candidate alike one already tested (:attr:`prepare`'s key) that one's outcome, untested (the
     syntax-tree strategies: layout is moot to a program run; not the literature's ddmin over units)."""
@@ -388,7 +391,7 @@ class Session:
         self.cache_hits += 1
         return self._cache[key]
 
-    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float) -> Outcome:
+    def record(self, key: bytes, text: str, outcome: Outcome, seconds: float, verdict: Verdict | None = None) -> Outcome:
         """A test's outcome read in the search's order, and the ``seconds`` the scheduler waited for it: counted,
         cached, saved if shorter, shown.
 
@@ -405,6 +408,8 @@ class Session:
         self.tests += 1
         if self.budget is not None:
             self.budget.count()
+        if self.on_test is not None and verdict is not None:
+            self.on_test(self.tests, verdict)
         self._cache[key] = outcome
         if self.store is not None:
             self.store.put(key, outcome)

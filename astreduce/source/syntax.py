@@ -60,27 +60,47 @@ def parse_foreign(parser: ForeignParser, text: str) -> Tree | None:
         return None
 
 
+#: What Python 3's ``SyntaxError`` says of Python 2 code: its print and exec statements, ``except E, e``, ``0777``.
+_PYTHON2_SAYS = (
+    "Missing parentheses in call to",
+    "multiple exception types must be parenthesized",
+    "leading zeros in decimal integer literals",
+)
+#: Advice for input that is not Python (for the tree strategies and the exec oracle alike).
+NOT_PYTHON = "(input that is not Python: --strategy lines, chars or tokens, with a command oracle, --run or --test)"
+
+
+def python2_recipe(message: str) -> str:
+    """The recipe for Python 2 code when ``message``, Python 3's syntax error, says the code looks like it;
+    else ''. The tree strategies read Python 3, so the recipe reduces by lines."""
+    if not any(said in message for said in _PYTHON2_SAYS):
+        return ""
+    return (
+        "it looks like Python 2: run it under Python 2.7 with a command oracle and reduce it by lines: "
+        "--python 2.7 --run '{python} {file}' --exit-code 1 --strategy lines"
+    )
+
+
 def check_parses(text: str, filename: str, parser: ForeignParser | None = None) -> Tree:
     """``text``'s tree; raise UsageError naming line and column when ``text`` is not a valid module."""
     if "\0" in text:  # Python's own message has no position (3.11) or a misleading one
         before = text[: text.index("\0")]
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
         raise UsageError(
-            f"{filename}:{line}:{column}: contains a null byte, so it is not Python source (a binary file?); "
-            "use --strategy lines, chars or tokens for input that is not valid Python"
+            f"{filename}:{line}:{column}: contains a null byte, so it is not Python source (a binary file?) {NOT_PYTHON}"
         )
     try:
         return parser.parse(text, filename) if parser is not None else parse(text, filename)
     except SyntaxError as error:
         where = f"{error.lineno}:{error.offset}" if error.lineno else "?"
+        python2 = python2_recipe(error.msg)
         raise UsageError(
-            f"{filename}:{where}: does not parse: {error.msg} "
-            "(use --strategy lines, chars or tokens for input that is not valid Python)"
+            f"{filename}:{where}: does not parse: {error.msg}" + (f"; {python2}" if python2 else f" {NOT_PYTHON}")
         ) from None
     except (ValueError, RecursionError, MemoryError) as error:
         reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise UsageError(
-            f"{filename}: cannot parse: {reason} (use --strategy lines, chars or tokens)"
+            f"{filename}: cannot parse: {reason} {NOT_PYTHON}"
         ) from None
 
 
