@@ -22,12 +22,12 @@ from astreduce.isolate.changes import Granularity
 from astreduce.isolate.coverage import Coverage, CoverageRun, measure_coverage
 from astreduce.isolate.node import (
     calibrate_node,
-    node_coverage,
     node_files,
     node_oracle,
-    python_path_here,
 )
 from astreduce.isolate.result import IsolationResult
+from astreduce.pytest_node.oracle import node_coverage
+from astreduce.run.coverage import python_path_here
 from astreduce.isolate.search import IsolateProgress, isolate, isolate_trees
 from astreduce.isolate.workspace import PreparedOracle
 from astreduce.oracles import Oracle
