@@ -598,7 +598,7 @@ def reduce_tree_with(
         plan = planning.plan(config, unparsable=judged.traits.unparsable)
         store = resume_store(config, judged)
         budget = config.budget()
-        executed, said = original_coverage(config, traced(oracle), dict(files), on_note)
+        executed, said = original_coverage(config, traced(oracle), dict(files))
         reducer = TreeReducer(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
@@ -631,18 +631,15 @@ def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage,
 
 
 def original_coverage(
-    config: ReduceConfig, run: TracedRun, tree: FileTree, on_note: Callable[[str], None] | None,
+    config: ReduceConfig, run: TracedRun, tree: FileTree,
 ) -> tuple[Executed | None, list[str]]:
-    """What the original's run executes (``--coverage-first``), and the note that says once why it is unknown."""
+    """What the original's run executes (``--coverage-first``), and the note (the result's, said once) of why it is unknown."""
     if not config.coverage_first:
         return None, []
     executed = measure(run, tree)
     if executed.known:
         return executed, []
-    note = f"coverage not measured, so no code is cut first for never running: {executed.why}"
-    if on_note is not None:
-        on_note(note)
-    return None, [note]
+    return None, [f"coverage not measured, so no code is cut first for never running: {executed.why}"]
 
 
 def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore | None:
