@@ -4,7 +4,7 @@ The statements' arithmetic is checked directly on texts; then small trees go
 through ``python -m astreduce reduce DIR`` as subprocesses, with the exec
 oracle (``--entry``) and with a Python ``--test`` script: the file the run
 never imports and the code it never executes go in the first passes, a few
-tests each, and ``--no-coverage-first`` leaves the former order of passes.
+tests each; without ``--coverage-first`` (the default) the passes run as before.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def _first_passes(report: dict) -> dict[str, dict]:
 
 
 def test_the_entry_s_unexecuted_files_and_code_go_first(tmp_path: Path) -> None:
-    report, out = _reduce(tmp_path, "--entry", "main.py")
+    report, out = _reduce(tmp_path, "--entry", "main.py", "--coverage-first")
     first = _first_passes(report)
     assert report["passes"][0]["name"] == "unexecuted files (1)"
     assert first["unexecuted files (1)"]["tokens_after"] < first["unexecuted files (1)"]["tokens_before"]
@@ -124,8 +124,8 @@ def test_the_entry_s_unexecuted_files_and_code_go_first(tmp_path: Path) -> None:
     assert "KeyError" in report["target"]
 
 
-def test_no_coverage_first_keeps_main_s_order(tmp_path: Path) -> None:
-    report, _ = _reduce(tmp_path, "--entry", "main.py", "--no-coverage-first", budget=("--max-tests", "3"))
+def test_without_the_option_the_order_is_as_before(tmp_path: Path) -> None:
+    report, _ = _reduce(tmp_path, "--entry", "main.py", budget=("--max-tests", "3"))
     assert not _first_passes(report) and report["tests"] > 0
 
 
@@ -137,5 +137,5 @@ def test_a_python_test_script_is_measured_too(tmp_path: Path) -> None:
         "sys.exit(0 if 'KeyError' in done.stderr else 1)\n",
         encoding="utf-8",
     )
-    report, _ = _reduce(tmp_path, "--test", str(script))
+    report, _ = _reduce(tmp_path, "--test", str(script), "--coverage-first")
     assert "unexecuted files (1)" in _first_passes(report)

@@ -248,7 +248,7 @@ def budget_option(command: F) -> F:
 
 #: ``--coverage-first``: for a tree, what the original never runs is tried first (``reduce`` with a directory, ``pytest``).
 coverage_first_option = click.option(
-    "--coverage-first/--no-coverage-first", "coverage_first", default=True, show_default=True,
+    "--coverage-first/--no-coverage-first", "coverage_first", default=False, show_default=True,
     help="A tree: run the original once with coverage, then try first to delete the files it never imports and, "
     "file by file, the functions, classes and statements it never executes.",
 )
@@ -274,7 +274,7 @@ def config_from(values: dict[str, Any], options: OracleOptions | None = None, **
         max_seconds=values.get("max_seconds", None),
         keep=values.get("keep", None),
         annotate=values.get("annotate", False),
-        coverage_first=values.get("coverage_first", True),
+        coverage_first=values.get("coverage_first", False),
         options=options if options is not None else options_from(values),
         **settings,
     )

@@ -123,7 +123,7 @@ class ReduceConfig:
     resume: bool = False
     cache_dir: str | Path | None = None
     exhaustive: bool = False
-    coverage_first: bool = True
+    coverage_first: bool = False
     """A tree: run the original once with coverage and try first to cut the files it never imports and the code it
     never executes (``--coverage-first``, :mod:`~astreduce.reduce.unexecuted`)."""
     cluster: Cluster | None = None

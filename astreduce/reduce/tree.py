@@ -61,7 +61,7 @@ from astreduce.reduce.single import (
     Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, stopped_if_interrupted, verify_and_format,
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
-from astreduce.reduce.unexecuted import Executed, TracedRun, idle_files, idle_statements, measure, traced
+from astreduce.reduce.unexecuted import Executed, TracedRun, idle_files, idle_statements, measure_executed, traced
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
@@ -636,7 +636,7 @@ def original_coverage(
     """What the original's run executes (``--coverage-first``), and the note (the result's, said once) of why it is unknown."""
     if not config.coverage_first:
         return None, []
-    executed = measure(run, tree)
+    executed = measure_executed(run, tree)
     if executed.known:
         return executed, []
     return None, [f"coverage not measured, so no code is cut first for never running: {executed.why}"]

@@ -1,4 +1,4 @@
-"""Cut what the failure never runs, first: the files the original's run never imports, the code it never executes.
+"""Cut what the failure never runs, first (``--coverage-first``): the files the original's run never imports, the code it never executes.
 
 A test of a big tree costs the import of the tree, and most of a big tree is
 code the failing run never touches. So before a tree's usual passes the
@@ -66,7 +66,7 @@ class Executed:
         return self.lines is not None
 
 
-def measure(run: TracedRun, tree: FileTree) -> Executed:
+def measure_executed(run: TracedRun, tree: FileTree) -> Executed:
     """Run the original once with the tracer (``run``): the lines its Python processes executed in the tree."""
     if TRACER_NAME in tree:
         return Executed(None, f"the tree has a {TRACER_NAME} of its own")
