@@ -38,7 +38,7 @@ _GROUPS = {
         "entry", "root", "modules", "include", "stdin_path", "granularity",
     ),
     "Search: what may change, how far to go": (
-        "strategy", "strategy_names", "transform_names", "keep_names", "keep", "exhaustive", "grammar_path", "start_rule",
+        "strategy", "strategy_names", "transform_names", "keep_names", "keep", "exhaustive", "coverage_first", "grammar_path", "start_rule",
         "max_tests", "max_seconds", "strategy_max_tests", "strategy_max_seconds", "refine", "reduce_all",
     ),
     "Output": (

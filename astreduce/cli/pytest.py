@@ -11,7 +11,8 @@ import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, confinement_from, dask_option, provenance_option, resume_option, transforms_option,
+    budget_option, cluster_from, config_from, confinement_from, coverage_first_option, dask_option, provenance_option, resume_option,
+    transforms_option,
     with_confinement_options,
 )
 from astreduce.errors import UsageError
@@ -33,6 +34,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How each file is reduced.")
 @transforms_option
 @budget_option
+@coverage_first_option
 @click.option("--python", metavar="PATH|VERSION", help="The interpreter that runs the project's tests [default: the project's .venv or venv, else this one].")
 @click.option("--timeout", type=float, help="Seconds per test [default: 10x the original run, at least 2].")
 @click.option("--match", default="first-line", show_default=True, metavar="type|first-line|message|regex:PATTERN", help="How the node's failure must match the original's, besides its node, phase and exception type: the first line of its message, the whole message with pytest's explanation (message), a regular expression searched in the message, or nothing more (type).")

@@ -13,7 +13,8 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, dask_option, oracle_options, provenance_option, resume_option, transforms_option,
+    budget_option, cluster_from, config_from, coverage_first_option, dask_option, oracle_options, provenance_option, resume_option,
+    transforms_option,
 )
 from astreduce.errors import UsageError
 from astreduce.files import (
@@ -50,6 +51,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="auto", show_default=True, help="How to search (for a directory: how each file is reduced).")
 @transforms_option
 @budget_option
+@coverage_first_option
 @click.option("--entry", metavar="FILE", help="A directory or several files: the file that runs as __main__, with the copy's folder first on sys.path (the exec oracle), and {file} in --run [default for several files: the first one].")
 @oracle_options
 @dask_option

@@ -5,7 +5,7 @@ that neither OLD's nor NEW's run executes cannot be why one passes and the
 other fails, so such changes go into one group that the search tries last
 (:func:`split_executed`). The coverage is measured by running the oracle on
 OLD and on NEW once more, with a ``sitecustomize.py`` added at the tree's
-root (:data:`TRACER`): every Python process the oracle starts there with the
+root (:data:`~astreduce.run.coverage.TRACER`): every Python process the oracle starts there with the
 tree on its path (``PYTHONPATH=.``, or the tree on ``PYTHONPATH`` as a test
 script sets it) records the lines it executes in the tree's files, through
 ``sys.monitoring`` on Python 3.12 and later (each line reported once, then
@@ -22,7 +22,6 @@ leave coverage *unknown*: nothing is set aside then, and the report says so.
 from __future__ import annotations
 
 import ast
-import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -32,105 +31,7 @@ from pathlib import Path
 from astreduce.files import FileTree
 from astreduce.isolate.align import parse_python
 from astreduce.isolate.changes import Change, grouped, line_offsets
-
-#: The file the tracer is written to, at the root of a tree.
-TRACER_NAME = "sitecustomize.py"
-
-#: The tracer: ``OUT`` is replaced by the folder its JSON goes to.
-TRACER = r'''# Written by astreduce isolate for one run: records the lines executed under this folder.
-import atexit
-import json
-import os
-import sys
-
-_ROOT = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_OUT = OUT
-_LINES = {}
-
-
-def _add(filename, line):
-    if not os.path.isabs(filename):
-        filename = os.path.abspath(filename)
-    if filename.startswith(_ROOT):
-        _LINES.setdefault(filename[len(_ROOT):], set()).add(line)
-        return True
-    return False
-
-
-_monitoring = getattr(sys, "monitoring", None)
-if _monitoring is not None:
-    _tool = _monitoring.COVERAGE_ID
-    try:
-        _monitoring.use_tool_id(_tool, "astreduce")
-    except ValueError:
-        _tool = _monitoring.PROFILER_ID
-        _monitoring.use_tool_id(_tool, "astreduce")
-
-    def _line(code, line):
-        _add(code.co_filename, line)
-        return _monitoring.DISABLE
-
-    _monitoring.register_callback(_tool, _monitoring.events.LINE, _line)
-    _monitoring.set_events(_tool, _monitoring.events.LINE)
-else:
-    import threading
-
-    def _local(frame, event, arg):
-        if event == "line":
-            _add(frame.f_code.co_filename, frame.f_lineno)
-        return _local
-
-    def _global(frame, event, arg):
-        if _add(frame.f_code.co_filename, frame.f_lineno):
-            return _local
-        return None
-
-    sys.settrace(_global)
-    threading.settrace(_global)
-
-
-def _dump():
-    name = os.path.join(_OUT, "%d-%s.json" % (os.getpid(), os.urandom(4).hex() if hasattr(bytes, "hex") else os.getpid()))
-    try:
-        with open(name, "w") as out:
-            json.dump(dict((path, sorted(lines)) for path, lines in _LINES.items()), out)
-    except (IOError, OSError):
-        pass
-
-
-atexit.register(_dump)
-
-
-def _chain():
-    """Run the sitecustomize this one hides, as the interpreter would have."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    try:
-        import importlib.machinery
-        import importlib.util
-    except ImportError:
-        return
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
-    if spec is not None and spec.loader is not None:
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-
-
-try:
-    _chain()
-except Exception:
-    pass
-'''
-
-
-def tracer_text(out: str) -> str:
-    """The tracer, writing its JSON to the folder ``out``."""
-    return TRACER.replace("_OUT = OUT", f"_OUT = {out!r}")
-
-
-def python_file(path: str) -> bool:
-    return path.endswith((".py", ".pyw"))
-
+from astreduce.run.coverage import TRACER_NAME, python_file, read_runs, tracer_text
 
 @dataclass(frozen=True)
 class Coverage:
@@ -249,7 +150,7 @@ def measure_coverage(run: CoverageRun, old: FileTree, new: FileTree) -> Coverage
         folder = tempfile.mkdtemp(prefix="astreduce-coverage-")
         try:
             run({**tree, TRACER_NAME: tracer_text(folder)}, folder)
-            found.append(_read_runs(Path(folder), tree))
+            found.append(read_runs(Path(folder), tree))
             ran.append(found[-1])
             found[-1] = {name: frozenset(_called_only(tree[name], lines)) for name, lines in found[-1].items()}
         finally:
@@ -257,22 +158,6 @@ def measure_coverage(run: CoverageRun, old: FileTree, new: FileTree) -> Coverage
     if not found[0] and not found[1]:
         return Coverage(why="no run recorded a line (the oracle runs no Python of the tree, or clears its environment)")
     return Coverage(found[0], found[1], measured=True, new_ran=ran[1])
-
-
-def _read_runs(folder: Path, tree: FileTree) -> dict[str, frozenset[int]]:
-    """The lines every process of one run recorded, merged; files of the tree only."""
-    lines: dict[str, set[int]] = {}
-    for path in folder.glob("*.json"):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict):
-            continue
-        for name, numbers in data.items():
-            if name in tree and isinstance(numbers, list):
-                lines.setdefault(name, set()).update(n for n in numbers if isinstance(n, int))
-    return {name: frozenset(numbers) for name, numbers in lines.items()}
 
 
 def _called_only(text: str, lines: frozenset[int]) -> set[int]:

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from astreduce.files import FileTree
 from astreduce.isolate.align import parse_python
 from astreduce.isolate.changes import Change, Edit
-from astreduce.isolate.coverage import python_file
+from astreduce.run.coverage import python_file
 
 _NAME = re.compile(r"(\.[ \t]*)?\b([A-Za-z_]\w*)")
 _STRING = re.compile(r"'''.*?'''|\"\"\".*?\"\"\"|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"", re.DOTALL)

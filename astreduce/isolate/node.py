@@ -17,15 +17,11 @@ same test as NEW.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree
-from astreduce.isolate.coverage import CoverageRun
 from astreduce.oracles.options import OracleOptions
 from astreduce.pytest_node.oracle import PytestOracle
 from astreduce.pytest_node.project import (
@@ -92,33 +88,3 @@ def calibrate_node(oracle: PytestOracle, new: FileTree) -> None:
         if "does not fail" in str(error):
             raise NotReproducibleError(f"NEW does not fail: {error}") from None
         raise
-
-
-@contextmanager
-def python_path_here() -> Iterator[None]:
-    """Within this block, Python processes find modules in their own working folder first (``PYTHONPATH=.``):
-    a test's folder, where the coverage tracer waits as ``sitecustomize``."""
-    saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [".", saved]))
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
-
-
-def node_coverage(oracle: PytestOracle) -> CoverageRun:
-    """How the node's coverage runs: one plain ``python -m pytest NODE`` on the tree, its folder writable."""
-
-    def run(tree: FileTree, folder: str) -> None:
-        limits = replace(oracle.limits, writable=(*oracle.limits.writable, folder))
-        with python_path_here():
-            plain = PytestOracle(oracle.project, timeout=oracle.timeout, warm=False, limits=limits, match=oracle.match)
-        try:
-            plain.judge_plain(tree)
-        finally:
-            plain.close()
-
-    return run

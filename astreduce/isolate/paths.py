@@ -11,7 +11,7 @@ files the oracle is a text oracle, built on NEW as ``reduce`` builds it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -22,12 +22,12 @@ from astreduce.isolate.changes import Granularity
 from astreduce.isolate.coverage import Coverage, CoverageRun, measure_coverage
 from astreduce.isolate.node import (
     calibrate_node,
-    node_coverage,
     node_files,
     node_oracle,
-    python_path_here,
 )
 from astreduce.isolate.result import IsolationResult
+from astreduce.pytest_node.oracle import node_coverage
+from astreduce.reduce.unexecuted import traced
 from astreduce.isolate.search import IsolateProgress, isolate, isolate_trees
 from astreduce.isolate.workspace import PreparedOracle
 from astreduce.oracles import Oracle
@@ -165,7 +165,7 @@ def _isolate_folders(
         if old_tree == new_tree:
             raise UsageError("OLD and NEW are identical: there are no changes to isolate")
         tree_oracle.calibrate(new_tree)
-        oracle, coverage_run = tree_oracle, _tree_coverage(tree_oracle)
+        oracle, coverage_run = tree_oracle, traced(tree_oracle)
     judged: Oracle[FileTree] = oracle
     try:
         verdict = oracle.judge(old_tree)
@@ -191,18 +191,3 @@ def _isolate_folders(
     if not result.target and options.kind != "exec" and settings.node is None:
         result.target = describe_judgement(cast("Oracle[str]", oracle), options)  # what the command oracle looks for
     return result
-
-
-def _tree_coverage(oracle: PreparedOracle) -> CoverageRun:
-    """How the tree oracle's coverage runs: the calibrated oracle once more, the tracer's folder writable."""
-
-    def run(tree: FileTree, folder: str) -> None:
-        options = replace(oracle.options, allow_write=(*oracle.options.allow_write, folder))
-        with python_path_here():
-            copy = replace(oracle, options=options)
-            try:
-                copy.judge(tree)
-            finally:
-                copy.close()
-
-    return run

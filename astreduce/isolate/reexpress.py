@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from astreduce.files import FileTree
 from astreduce.isolate.align import parse_python
 from astreduce.isolate.changes import Change, Edit, matcher
-from astreduce.isolate.coverage import Coverage, python_file
+from astreduce.isolate.coverage import Coverage
+from astreduce.run.coverage import python_file
 
 #: An OLD line is an in-place candidate for a NEW line when their words are at least this alike.
 LINE_ALIKE = 0.5

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.errors import NotReproducibleError, UsageError
-from astreduce.files import materialise
+from astreduce.files import FileTree, materialise
 from astreduce.oracles import Pending, Traits, Verdict
 from astreduce.run import Run, frames_from
+from astreduce.run.coverage import python_path_here
 from astreduce.run.process import Process, ProcessesPending, Signature, last_line
 from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, blame_confinement
 from astreduce.run.sandbox import MIN_TIMEOUT, Limits, make_workdir
@@ -514,3 +515,16 @@ class _WarmPending:
         return self.oracle.classify(None, None, Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending), self.tree)
 
 
+def node_coverage(oracle: PytestOracle) -> Callable[[FileTree, str], None]:
+    """How the node's coverage runs (:mod:`~astreduce.run.coverage`): one plain ``python -m pytest NODE`` on the tree, its folder writable."""
+
+    def run(tree: FileTree, folder: str) -> None:
+        limits = replace(oracle.limits, writable=(*oracle.limits.writable, folder))
+        with python_path_here():
+            plain = PytestOracle(oracle.project, timeout=oracle.timeout, warm=False, limits=limits, match=oracle.match)
+        try:
+            plain.judge_plain(tree)
+        finally:
+            plain.close()
+
+    return run

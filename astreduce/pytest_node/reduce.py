@@ -23,10 +23,10 @@ from astreduce.files import FileTree
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import EchoingOracle, RetryingOracle
 from astreduce.oracles.tree import encode_tree
-from astreduce.pytest_node.oracle import PytestOracle
+from astreduce.pytest_node.oracle import PytestOracle, node_coverage
 from astreduce.pytest_node.project import Project
 from astreduce.reduce.single import Planning, ReduceConfig, to_stderr
-from astreduce.reduce.tree import TreeReducer, guard_tree, resume_store
+from astreduce.reduce.tree import TreeReducer, guard_tree, original_coverage, resume_store
 from astreduce.source.origins import Lineage
 from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.session import StopRequest, ProgressEvent
@@ -164,11 +164,12 @@ def reduce_pytest_node(
         if options.verbose > 0:
             judged = EchoingOracle(judged, options.verbose, echo or to_stderr)
         store = resume_store(config, judged)
+        executed, said = original_coverage(config, node_coverage(oracle), dict(project.tree))
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
             protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced,
             store=store, exhaustive=config.exhaustive, budget=config.budget(), keep=config.keep, on_improve=save, on_progress=on_progress,
-            stop=stop, lineage=lineage, place=guarded.place, annotate=config.annotate,
+            stop=stop, lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed,
         )
         if save is not None:
             save(dict(project.tree))  # from now on the output exists and reproduces, whatever happens
@@ -185,7 +186,7 @@ def reduce_pytest_node(
             store.close()
     result = PytestResult(
         project, first.run.detail or oracle.target.describe(), tree, first_step=any(first_step), warm=oracle.pool is not None,
-        plain_tests=oracle.plain_tests, notes=oracle.notes,
+        plain_tests=oracle.plain_tests, notes=[*oracle.notes, *said],
     )
     if tree.interrupted:
         raise ReductionStopped("interrupted", result)

@@ -123,6 +123,9 @@ class ReduceConfig:
     resume: bool = False
     cache_dir: str | Path | None = None
     exhaustive: bool = False
+    coverage_first: bool = False
+    """A tree: run the original once with coverage and try first to cut the files it never imports and the code it
+    never executes (``--coverage-first``, :mod:`~astreduce.reduce.unexecuted`)."""
     cluster: Cluster | None = None
     """Run the tests on this Dask cluster's workers (``--dask``); the original is calibrated there too."""
     max_tests: int | None = None

@@ -61,6 +61,7 @@ from astreduce.reduce.single import (
     Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, stopped_if_interrupted, verify_and_format,
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
+from astreduce.reduce.unexecuted import Executed, TracedRun, idle_files, idle_statements, measure_executed, traced
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
@@ -138,8 +139,11 @@ class TreeReducer:
         lineage: Lineage | None = None,
         place: Place | None = None,
         annotate: bool = False,
+        executed: Executed | None = None,
     ) -> None:
         self.oracle = oracle
+        self.executed = executed
+        """What the original's run executed, when measured: its idle files and statements go first (:meth:`_cut_unexecuted`)."""
         self.lineage = lineage if lineage is not None else Lineage(original)
         """The origins of the latest improvement's lines (each saved tree moves it on)."""
         self.place = place
@@ -261,6 +265,8 @@ class TreeReducer:
         """Run the passes until a round changes nothing; raises ``Interrupted`` on a stop request."""
         sweep = sweep_plan(self.plan, self.strategy)
         plans = ([sweep] if sweep is not None else []) + [self.plan] * rounds
+        if self.executed is not None and self.executed.known:
+            self._cut_unexecuted(self.executed)
         for plan in plans:
             before = self.best_size.key
             self._delete_files()
@@ -286,6 +292,44 @@ class TreeReducer:
         changed = bool(applied) and self.accept(decode_tree(render(applied)))
         self._end(stats)
         return changed
+
+    def _cut_unexecuted(self, executed: Executed) -> None:
+        """Before anything else: the files the original's run never imported, in one group, then in each file the
+        statements it never executed, a group per file; the greedy search splits a group only where it fails."""
+        self._check_stop()
+        keep = self.protected
+        files = idle_files(self.best, executed, keep)
+        if files:
+            stats = self._begin(f"unexecuted files ({len(files)})")
+            tree = self.best
+
+            def without_files(applied: frozenset[int]) -> str:
+                gone = {files[i] for i in applied}
+                return encode_tree({p: t for p, t in tree.items() if p not in gone})
+
+            applied = apply_greedily(self.trees, len(files), without_files)
+            if applied:
+                self.accept(decode_tree(without_files(applied)))
+            self._end(stats)
+        assert executed.lines is not None
+        for path in sorted(self.best, key=lambda p: (-len(self.best[p]), p)):  # the largest files first
+            self._check_stop()
+            text = self.best[path]
+            if path in self.fixed or not is_python(path, text) or protected_lines(text, self.keep):
+                continue
+            idle = idle_statements(text, executed.lines.get(path, frozenset()))
+            if idle is None:
+                continue
+            stats = self._begin(f"unexecuted: {path} ({len(idle.idle)} statements)")
+            base = self.best
+
+            def without_statements(applied: frozenset[int]) -> str:
+                return encode_tree({**base, path: idle.without(sorted(applied))})
+
+            applied = apply_greedily(self.trees, len(idle.idle), without_statements)
+            if applied:
+                self.accept(decode_tree(without_statements(applied)))
+            self._end(stats)
 
     def _merge_modules(self) -> bool:
         """Merge modules into their only importer, one at a time, until no merge reproduces."""
@@ -554,18 +598,19 @@ def reduce_tree_with(
         plan = planning.plan(config, unparsable=judged.traits.unparsable)
         store = resume_store(config, judged)
         budget = config.budget()
+        executed, said = original_coverage(config, traced(oracle), dict(files))
         reducer = TreeReducer(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
             tracer=entry_tracer(oracle, foreign_parser=plan.foreign_parser), store=store, exhaustive=config.exhaustive,
             budget=budget, keep=config.keep, on_improve=on_improve, on_progress=on_progress, stop=stop,
-            lineage=lineage, place=guarded.place, annotate=config.annotate,
+            lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed,
         )
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # as reduce_source: deep input
         result = reducer.reduce(
-            started=started, format=format, target=oracle.traits.target, notes=oracle.notes, empty_note=options.empty_result_note(),
+            started=started, format=format, target=oracle.traits.target, notes=[*oracle.notes, *said], empty_note=options.empty_result_note(),
         )
     finally:
         if judged is not None:
@@ -583,6 +628,18 @@ def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage,
         oracle, options=config.options, lineage=lineage, tree_of=lambda tree: tree, parses=planning.parses,
         python_files=lambda path: is_python(path, lineage.original.get(path, "")),
     )
+
+
+def original_coverage(
+    config: ReduceConfig, run: TracedRun, tree: FileTree,
+) -> tuple[Executed | None, list[str]]:
+    """What the original's run executes (``--coverage-first``), and the note (the result's, said once) of why it is unknown."""
+    if not config.coverage_first:
+        return None, []
+    executed = measure_executed(run, tree)
+    if executed.known:
+        return executed, []
+    return None, [f"coverage not measured, so no code is cut first for never running: {executed.why}"]
 
 
 def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore | None:

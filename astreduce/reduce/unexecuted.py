@@ -1,0 +1,187 @@
+"""Cut what the failure never runs, first (``--coverage-first``): the files the original's run never imports, the code it never executes.
+
+A test of a big tree costs the import of the tree, and most of a big tree is
+code the failing run never touches. So before a tree's usual passes the
+original runs once more with the coverage tracer
+(:mod:`~astreduce.run.coverage`), and :class:`Executed` keeps the lines of
+each file it executed. Then (:func:`idle_files`, :func:`idle_statements`)
+the Python files it never imported are proposed as one group, and in each
+file the statements it never executed: a function or method whose body never
+ran, a class whose body never ran, any other statement none of whose lines
+ran (a branch not taken, code after the failure). Each group is tried whole
+in one test; the greedy search splits it only where it fails (code that runs
+only under the tracer's eyes, or a name a never-run line still needs).
+
+Coverage only orders the search: every candidate is still judged by the
+oracle, so wrong coverage costs tests, never a wrong result. A run that
+records nothing (an oracle that runs no Python of the tree, a command that
+clears the environment) leaves coverage unknown, and the reduction goes on
+as without it.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from astreduce.files import FileTree
+from astreduce.oracles.tree import DirectoryOracle, TreeOracle
+from astreduce.run.coverage import TRACER_NAME, python_file, python_path_here, read_runs, tracer_text
+
+#: How the original runs with the tracer: the tree (the tracer at its root), the folder the tracer writes to.
+TracedRun = Callable[[FileTree, str], None]
+
+
+def traced(oracle: DirectoryOracle) -> TracedRun:
+    """How a calibrated tree oracle runs a tree with the tracer: a copy of it, the tracer's folder writable, its tests
+    new processes that find the tracer first on their path (a forked child has started long before it could read it)."""
+
+    def run(tree: FileTree, folder: str) -> None:
+        changes: dict[str, Any] = {"forked": False} if isinstance(oracle, TreeOracle) else {}
+        options = replace(oracle.options, allow_write=(*oracle.options.allow_write, folder))
+        with python_path_here():
+            copy = replace(oracle, options=options, **changes)
+            try:
+                copy.judge(tree)
+            finally:
+                copy.close()
+
+    return run
+
+
+@dataclass(frozen=True)
+class Executed:
+    """The lines (1-based) the original's run executed, by file; ``why`` says why it is unknown when ``lines`` is None."""
+
+    lines: Mapping[str, frozenset[int]] | None
+    why: str = ""
+
+    @property
+    def known(self) -> bool:
+        return self.lines is not None
+
+
+def measure_executed(run: TracedRun, tree: FileTree) -> Executed:
+    """Run the original once with the tracer (``run``): the lines its Python processes executed in the tree."""
+    if TRACER_NAME in tree:
+        return Executed(None, f"the tree has a {TRACER_NAME} of its own")
+    folder = tempfile.mkdtemp(prefix="astreduce-coverage-")
+    try:
+        try:
+            run({**tree, TRACER_NAME: tracer_text(folder)}, folder)
+        except Exception as error:  # noqa: BLE001 - a run that cannot be measured is no reason to stop
+            return Executed(None, f"the traced run failed ({type(error).__name__}: {error})")
+        lines = read_runs(Path(folder), tree)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if not lines:
+        return Executed(None, "the traced run recorded no line of the tree (no Python of the tree ran, or its environment was cleared)")
+    return Executed(lines)
+
+
+def idle_files(tree: Mapping[str, str], executed: Executed, keep: frozenset[str]) -> list[str]:
+    """The Python files of ``tree`` (less ``keep``) the run never imported, sorted."""
+    assert executed.lines is not None
+    return sorted(p for p in tree if p not in keep and python_file(p) and p not in executed.lines)
+
+
+@dataclass(frozen=True)
+class Idle:
+    """A statement never executed: its lines (1-based, inclusive), and the body it is one of."""
+
+    first: int
+    last: int
+    body: int
+    """Which body of the file holds it (an index into :attr:`IdleStatements.bodies`)."""
+
+
+@dataclass(frozen=True)
+class IdleStatements:
+    """The statements of one file its run never executed, and how to cut any subset of them."""
+
+    text: str
+    idle: tuple[Idle, ...]
+    bodies: tuple[tuple[int, str], ...]
+    """Each body's statement count and the indentation a ``pass`` needs there (module: count 0, never emptied)."""
+
+    def without(self, chosen: Sequence[int]) -> str:
+        """The text with the chosen idle statements' lines removed; a block left empty gets ``pass``."""
+        lines = self.text.splitlines(keepends=True)
+        gone: dict[int, list[Idle]] = {}
+        for index in chosen:
+            statement = self.idle[index]
+            gone.setdefault(statement.body, []).append(statement)
+        replacement: dict[int, str] = {}
+        dropped: set[int] = set()
+        for body, statements in gone.items():
+            count, indent = self.bodies[body]
+            for statement in statements:
+                dropped.update(range(statement.first, statement.last + 1))
+            if count and len(statements) == count:
+                replacement[min(s.first for s in statements)] = f"{indent}pass\n"
+        out = []
+        for number, line in enumerate(lines, start=1):
+            if number in replacement:
+                out.append(replacement[number])
+            elif number not in dropped:
+                out.append(line)
+        return "".join(out)
+
+
+def idle_statements(text: str, ran: frozenset[int]) -> IdleStatements | None:
+    """The statements of ``text`` none of whose lines ``ran`` (a ``def`` or ``class``: whose body never ran); None when
+    the text does not parse or has none.
+
+    A statement that shares a line with another, or its block's header (``if x: y``), is left out: its lines
+    cannot be cut alone. So is an ``elif`` (cutting it is cutting the ``else`` it stands for, a line it does not own).
+    """
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    source = text.splitlines()
+    idle: list[Idle] = []
+    bodies: list[tuple[int, str]] = []
+
+    def visit(body: list[ast.stmt], header: int, emptiable: bool) -> None:
+        index = len(bodies)
+        indent = " " * body[0].col_offset if body else ""
+        bodies.append((len(body) if emptiable else 0, indent))
+        taken = [line for s in body for line in range(_first(s), (s.end_lineno or s.lineno) + 1)]
+        shared = {line for line in taken if taken.count(line) > 1} | {header}
+        for statement in body:
+            first, last = _first(statement), statement.end_lineno or statement.lineno
+            if shared & set(range(first, last + 1)) or source[first - 1].lstrip().startswith("elif"):
+                continue
+            if _never_ran(statement, ran):
+                idle.append(Idle(first, last, index))
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner, statement.lineno, emptiable=True)
+            for handler in getattr(statement, "handlers", []):
+                visit(handler.body, handler.lineno, emptiable=True)
+
+    visit(module.body, 0, emptiable=False)
+    if not idle:
+        return None
+    return IdleStatements(text, tuple(idle), tuple(bodies))
+
+
+def _first(statement: ast.stmt) -> int:
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _never_ran(statement: ast.stmt, ran: frozenset[int]) -> bool:
+    """No line of it ran; for a function or class, no line of its body (its header runs when it is defined)."""
+    last = statement.end_lineno or statement.lineno
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return not any(line in ran for line in range(statement.body[0].lineno, last + 1))
+    return not any(line in ran for line in range(_first(statement), last + 1))

@@ -1,0 +1,135 @@
+"""Tokens reached at fixed budgets on the tree cases: so that a tree that ends larger at a budget shows.
+
+For each case of ``corpora/multifile/`` this runs ``astreduce reduce DIR --test
+SCRIPT -j JOBS --max-time MAX`` once, watches the output folder (every smaller
+reproducing tree is written there at once) and prints the tokens reached at
+60, 120 and 300 s, the seconds to the fixpoint when the run ends before its
+budget, the tests and the tests the report puts in the passes over code the
+original never executes. Run by hand, not in CI::
+
+    python bench/tree_budget.py                                  # every case, -j 2, 300 s
+    python bench/tree_budget.py --cases stdlib_email --checkout /path/to/other/checkout
+    python bench/tree_budget.py --extra=--no-coverage-first      # main's order of passes
+
+``--checkout`` runs the astreduce of another source folder (put first on
+``PYTHONPATH``) under the same interpreter: before and after, alternately,
+on a loaded machine. Every row records the load average (``os.getloadavg``)
+at its start. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parent.parent
+MARKS = (60, 120, 300)
+
+
+def _tools() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("tree_budget_multifile_tools", REPO / "corpora" / "multifile" / "tools.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def tree_tokens(folder: Path, count: object) -> int | None:
+    """The tokens of the Python files under ``folder`` (as the corpora count them); None while it is being replaced."""
+    total = 0
+    try:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                text = path.read_text(encoding="utf-8", errors="replace")
+                try:
+                    total += count(text)  # type: ignore[operator]
+                except Exception:
+                    total += len(text.split())  # not Python: words
+    except OSError:
+        return None
+    return total
+
+
+def run_case(case: object, tools: ModuleType, *, jobs: int, budget: float, checkout: Path | None, extra: list[str]) -> dict[str, object]:
+    work = Path(tempfile.mkdtemp(prefix="tree-budget-"))
+    try:
+        source = tools.materialise(case, work)
+        output, report = work / "out", work / "report.json"
+        args = ["reduce", str(source), *tools.resolve_args(case, work), "-o", str(output), "--report", str(report), "-q"]
+        args += ["-j", str(jobs), "--max-time", str(budget), *extra]
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        if checkout is not None:
+            env["PYTHONPATH"] = str(checkout)
+        load = os.getloadavg()[0]
+        started = time.monotonic()
+        process = subprocess.Popen([sys.executable, "-m", "astreduce", *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        seen: list[tuple[float, int]] = []
+        while process.poll() is None:
+            time.sleep(1.0)
+            tokens = tree_tokens(output, tools.token_count) if output.is_dir() else None
+            if tokens is not None and (not seen or tokens < seen[-1][1]):
+                seen.append((time.monotonic() - started, tokens))
+        seconds = time.monotonic() - started
+        stderr = process.stderr.read() if process.stderr is not None else ""
+        data = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
+        final = tree_tokens(output, tools.token_count) if output.is_dir() else None
+        row: dict[str, object] = {"case": case.name, "load": round(load, 2), "exit": process.returncode}  # type: ignore[attr-defined]
+        for mark in MARKS:
+            reached = [tokens for at, tokens in seen if at <= mark]
+            row[f"{mark}s"] = reached[-1] if reached and mark <= budget else None
+        ended = not data.get("budget_ended", True)
+        row["fixpoint_s"] = round(seconds, 1) if ended and process.returncode == 0 else None
+        row["final"] = final
+        row["tests"] = data.get("tests")
+        unexecuted = [p for p in data.get("passes", []) if str(p.get("name", "")).startswith("unexecuted")]
+        row["unexecuted_tests"] = sum(int(p.get("tests", 0)) for p in unexecuted)
+        row["unexecuted_removed"] = sum(int(p.get("tokens_before", 0)) - int(p.get("tokens_after", 0)) for p in unexecuted)
+        row["passes"] = [[p.get("name"), p.get("tests"), round(float(p.get("seconds", 0)), 1), p.get("tokens_after")] for p in data.get("passes", [])]
+        row["timeline"] = [[round(at, 1), tokens] for at, tokens in seen]
+        if process.returncode not in (0, None):
+            row["stderr"] = stderr[-400:]
+        return row
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", default="", help="only these cases (comma-separated names)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--max-time", type=float, default=float(MARKS[-1]))
+    parser.add_argument("--checkout", type=Path, help="run the astreduce of this source folder")
+    parser.add_argument("--extra", action="append", default=[], help="one more astreduce option (repeatable)")
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args(argv)
+    tools = _tools()
+    wanted = {c for c in args.cases.split(",") if c}
+    rows = []
+    columns = ["case", "load", *(f"{m}s" for m in MARKS), "fixpoint_s", "final", "tests", "unexecuted_tests", "unexecuted_removed"]
+    print(" | ".join(columns))
+    for case in tools.load_cases():
+        if wanted and case.name not in wanted:
+            continue
+        row = run_case(case, tools, jobs=args.jobs, budget=args.max_time, checkout=args.checkout, extra=args.extra)
+        rows.append(row)
+        print(" | ".join(str(row.get(c, "")) for c in columns), flush=True)
+        if "stderr" in row:
+            print("  stderr:", row["stderr"], flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,141 @@
+"""Cut what the failure never runs, first (``--coverage-first``): a tree's original runs once with coverage.
+
+The statements' arithmetic is checked directly on texts; then small trees go
+through ``python -m astreduce reduce DIR`` as subprocesses, with the exec
+oracle (``--entry``) and with a Python ``--test`` script: the file the run
+never imports and the code it never executes go in the first passes, a few
+tests each; without ``--coverage-first`` (the default) the passes run as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from astreduce.reduce.unexecuted import idle_statements
+
+ASTREDUCE = [sys.executable, "-m", "astreduce"]
+ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+USED = '''"""The module the failure runs."""
+
+
+def helper(x):
+    if x > 100:
+        raise ValueError("large")
+    return x + 1
+
+
+def never_called(a, b):
+    total = a
+    for item in b:
+        total += item
+    return total
+
+
+class Shape:
+    def area(self):
+        return 0
+
+    def unused_method(self):
+        return "nobody"
+
+
+def crash(n):
+    try:
+        value = helper(n)
+    except ValueError:
+        value = 0
+        print("recovered")
+    raise KeyError(value)
+'''
+
+MAIN = '''import pkg.used
+
+pkg.used.Shape().area()
+pkg.used.crash(3)
+print("never here")
+'''
+
+UNUSED = '''"""Nothing imports this module."""
+TABLE = {name: len(name) for name in ["alpha", "beta", "gamma"]}
+
+
+def lookup(name):
+    return TABLE[name]
+'''
+
+
+def test_idle_statements_are_cut_and_an_emptied_block_gets_pass() -> None:
+    ran = frozenset({1, 4, 5, 7, 10, 17, 18, 19, 21, 25, 26, 27, 31})  # what MAIN's run executes of USED
+    idle = idle_statements(USED, ran)
+    assert idle is not None
+    cut = idle.without(range(len(idle.idle)))
+    ast.parse(cut)  # every block left empty got a pass
+    assert "never_called" not in cut and "unused_method" not in cut and "def area" in cut
+    assert 'raise ValueError("large")' not in cut and "x > 100" in cut  # the branch never taken
+    assert 'print("recovered")' not in cut and "except ValueError:\n        pass" in cut
+    assert idle.without([]) == USED
+
+
+def test_one_line_blocks_and_unparsable_texts_are_left_alone() -> None:
+    assert idle_statements("if x: y = 1\n", frozenset({1})) is None
+    assert idle_statements("def f(:\n", frozenset()) is None
+    assert idle_statements("x = 1\n", frozenset({1})) is None
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "used.py").write_text(USED, encoding="utf-8")
+    (root / "pkg" / "unused.py").write_text(UNUSED, encoding="utf-8")
+    (root / "main.py").write_text(MAIN, encoding="utf-8")
+    return root
+
+
+def _reduce(tmp_path: Path, *args: str, budget: tuple[str, ...] = ("--max-tests", "20")) -> tuple[dict, Path]:
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    tree = tmp_path / "project" if (tmp_path / "project").is_dir() else _tree(tmp_path)
+    done = subprocess.run(
+        [*ASTREDUCE, "reduce", str(tree), *args, "-o", str(out), "--report", str(report), "-q", "-j", "2", "--no-format", *budget],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=ENV,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(report.read_text(encoding="utf-8")), out
+
+
+def _first_passes(report: dict) -> dict[str, dict]:
+    return {p["name"]: p for p in report["passes"] if p["name"].startswith("unexecuted")}
+
+
+def test_the_entry_s_unexecuted_files_and_code_go_first(tmp_path: Path) -> None:
+    report, out = _reduce(tmp_path, "--entry", "main.py", "--coverage-first")
+    first = _first_passes(report)
+    assert report["passes"][0]["name"] == "unexecuted files (1)"
+    assert first["unexecuted files (1)"]["tokens_after"] < first["unexecuted files (1)"]["tokens_before"]
+    used = next(p for name, p in first.items() if name.startswith("unexecuted: pkg/used.py"))
+    assert used["tokens_after"] < used["tokens_before"] and used["tests"] <= 6
+    assert not (out / "pkg" / "unused.py").exists()
+    assert "KeyError" in report["target"]
+
+
+def test_without_the_option_the_order_is_as_before(tmp_path: Path) -> None:
+    report, _ = _reduce(tmp_path, "--entry", "main.py", budget=("--max-tests", "3"))
+    assert not _first_passes(report) and report["tests"] > 0
+
+
+def test_a_python_test_script_is_measured_too(tmp_path: Path) -> None:
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "done = subprocess.run([sys.executable, 'main.py'], cwd=sys.argv[1], capture_output=True, text=True)\n"
+        "sys.exit(0 if 'KeyError' in done.stderr else 1)\n",
+        encoding="utf-8",
+    )
+    report, _ = _reduce(tmp_path, "--test", str(script), "--coverage-first")
+    assert "unexecuted files (1)" in _first_passes(report)
