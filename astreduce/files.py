@@ -581,3 +581,21 @@ def read_tree(folder: str | Path, policy: InputPolicy = InputPolicy()) -> FileTr
     for path, relative in walk_files(root, root, policy):
         tree[relative] = _read_limited(path, policy).decode("utf-8", errors="surrogateescape")
     return tree
+
+
+def resolve_entry(entry: str | None, given: InputTree) -> str | None:
+    """``--entry`` as a path of the tree: relative to the tree's root, or to the working directory.
+
+    Without ``--entry``, several files named one by one run the first of them.
+    """
+    if entry is None:
+        return given.named[0] if given.named and not given.folders else None
+    relative = Path(entry).as_posix()
+    if relative in given.files:
+        return relative
+    resolved = Path(entry).resolve()
+    if given.root in resolved.parents:
+        inside = resolved.relative_to(given.root).as_posix()
+        if inside in given.files:
+            return inside
+    return relative  # reduce_tree says that it is not in the input

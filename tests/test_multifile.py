@@ -27,7 +27,7 @@ import pytest
 
 from astreduce.source.imports import ImportGraph, module_name
 from astreduce.reduce.merge import merge
-from astreduce.reduce.tree import resolve_entry
+from astreduce.files import resolve_entry
 from astreduce.files import read_input
 from astreduce.files import write_tree as write_output
 

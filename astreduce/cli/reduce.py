@@ -39,7 +39,8 @@ from astreduce.oracles.options import REDUCING, describe_options
 from astreduce.source.measure import measure
 from astreduce.reduce.report import is_stdout, write_json, write_report
 from astreduce.reduce.single import ReduceConfig, Result, reduce_with
-from astreduce.reduce.tree import reduce_tree_with, resolve_entry
+from astreduce.reduce.tree import reduce_tree_with
+from astreduce.files import resolve_entry
 from astreduce.reduce.tree_result import TreeResult, TreeSizes
 from astreduce.search.strategies import STRATEGIES
 

@@ -68,7 +68,7 @@ from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.transforms import Opportunity, Transform
 from astreduce.source.tree import Tree, is_statement
-from astreduce.files import FileTree, InputTree, check_output_dir, default_output_dir, read_input, write_tree
+from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, write_tree
 from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
 from astreduce.oracles.place import Place, place_of
@@ -664,24 +664,6 @@ def entry_tracer(oracle: TreeOracle, *, foreign_parser: bool) -> Callable[[str, 
         return TreeTracer(tuple(tree.items()), entry, path, python=oracle.python, limits=oracle.limits)
 
     return tracer
-
-
-def resolve_entry(entry: str | None, given: InputTree) -> str | None:
-    """``--entry`` as a path of the tree: relative to the tree's root, or to the working directory.
-
-    Without ``--entry``, several files named one by one run the first of them.
-    """
-    if entry is None:
-        return given.named[0] if given.named and not given.folders else None
-    relative = Path(entry).as_posix()
-    if relative in given.files:
-        return relative
-    resolved = Path(entry).resolve()
-    if given.root in resolved.parents:
-        inside = resolved.relative_to(given.root).as_posix()
-        if inside in given.files:
-            return inside
-    return relative  # reduce_tree says that it is not in the input
 
 
 def reduce_directory(
