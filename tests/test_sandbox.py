@@ -34,15 +34,24 @@ HOSTILE = {
 }
 
 
-def _descendants(grace: float = 2.0) -> int:
-    """Live processes whose parent is this test process (its children), after up to ``grace``
-    seconds for killed ones to finish dying: the oracle collects them lazily."""
+def _descendants(before: frozenset[int] = frozenset(), grace: float = 2.0) -> list[str]:
+    """Live processes whose parent is this test process (its children), but those of ``before`` (alive when
+    the test began: an earlier test's warm process in this worker), after up to ``grace`` seconds for killed
+    ones to finish dying (the oracle collects them lazily): each as ``pid: command line``."""
     deadline = time.monotonic() + grace
     while True:
-        count = _live_children()
-        if count == 0 or time.monotonic() >= deadline:
-            return count
+        found = [pid for pid in _live_children() if pid not in before]
+        if not found or time.monotonic() >= deadline:
+            return [f"{pid}: {_command_line(pid)}" for pid in found]
         time.sleep(0.02)
+
+
+def _command_line(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read().replace(b"\0", b" ").decode(errors="replace")[:200]
+    except OSError:
+        return "?"
 
 
 def _processes() -> dict[int, tuple[int, str]]:
@@ -59,41 +68,41 @@ def _processes() -> dict[int, tuple[int, str]]:
     return found
 
 
-def _live_children() -> int:
+def _live_children() -> set[int]:
     """Live processes whose parent is this one, its fork server or a room of the server (the server and its
     rooms not counted)."""
     server = running_server()
     helpers = {server.pid, *server.rooms()} if server is not None else set()
     parents = {os.getpid()} | helpers
-    return sum(
-        1 for pid, (parent, state) in _processes().items()
-        if parent in parents and state != "Z" and pid not in helpers
-    )
+    return {pid for pid, (parent, state) in _processes().items() if parent in parents and state != "Z" and pid not in helpers}
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_exec_oracle_survives_hostile_candidate(name: str, tmp_path: Path) -> None:
+    before = frozenset(_live_children())
     oracle = ExecOracle(Target.parse("AssertionError:My Test"), timeout=2.0)
     verdict = oracle.judge(HOSTILE[name])
     assert verdict.outcome is Outcome.UNRESOLVED, verdict
     oracle.close()  # ends the next test's child, forked ahead and waiting for its candidate
-    assert _descendants() == 0
+    assert not _descendants(before), _descendants(before)
     # the oracle still works afterwards
     assert oracle.judge("assert False, 'My Test'").outcome is Outcome.FAIL
 
 
 @pytest.mark.parametrize("name", ["deletes_its_folder", "forks_without_end", "sleeps_forever", "writes_a_huge_file"])
 def test_command_oracle_survives_hostile_candidate(name: str) -> None:
+    before = frozenset(_live_children())
     oracle = CommandOracle([f"{sys.executable} {{file}}"], "candidate.py", criteria=Criteria(signal="SEGV"), timeout=2.0)
     verdict = oracle.judge(HOSTILE[name])
     assert verdict.outcome is not Outcome.FAIL
     oracle.close()  # stops the next test's process, started ahead and waiting at its gate
-    assert _descendants() == 0
+    assert not _descendants(before), _descendants(before)
 
 
 def test_reduction_with_hostile_candidates_keeps_files_intact(tmp_path: Path) -> None:
     # Each hostile block sits behind `if False:`; if-to-body and hoisting make
     # candidates that run it. They must all be UNRESOLVED and harm nothing.
+    before = frozenset(_live_children())
     blocks = "".join(
         f"if False:\n" + "".join(f"    {line}\n" for line in HOSTILE[name].splitlines())
         for name in ("deletes_its_folder", "forks_without_end", "writes_a_huge_file", "sleeps_forever")
@@ -114,10 +123,11 @@ def test_reduction_with_hostile_candidates_keeps_files_intact(tmp_path: Path) ->
     assert sentinel.read_text() == "keep me"
     reduced = output.read_text()
     assert "assert" in reduced and "fork" not in reduced and "sleep" not in reduced
-    assert _descendants() == 0
+    assert not _descendants(before), _descendants(before)
 
 
 def test_calibrated_cpu_budget_ends_a_busy_hang_early_but_lets_a_sleeper_finish() -> None:
+    before = frozenset(_live_children())
     oracle = ExecOracle(Target.parse("AssertionError:My Test"))
     oracle.calibrate("assert False, 'My Test'")
     assert oracle.cpu_timeout is not None and oracle.timeout is not None
@@ -133,7 +143,7 @@ def test_calibrated_cpu_budget_ends_a_busy_hang_early_but_lets_a_sleeper_finish(
     verdict = oracle.judge(f"import time\ntime.sleep({pause})\nassert False, 'My Test'\n")
     assert verdict.outcome is Outcome.FAIL, verdict
     oracle.close()
-    assert _descendants() == 0
+    assert not _descendants(before), _descendants(before)
 
 
 def test_an_explicit_timeout_is_a_wall_clock_limit_without_cpu_budget() -> None:
