@@ -193,6 +193,7 @@ PYTEST_PROJECT = {
 }
 
 
+@pytest.mark.slow  # 40 s: a whole project's reduction twice; the other tests here keep the cluster in the suite
 def test_a_pytest_node_reduced_on_the_cluster_is_the_local_result(tmp_path: Path, dask_cluster: str) -> None:
     project = tmp_path / "project"
     for path, text in PYTEST_PROJECT.items():

@@ -91,7 +91,7 @@ def test_a_killed_astreduce_leaves_no_test_running_and_no_folder(tmp_path: Path)
             time.sleep(0.05)  # until the candidate has started
         sleeper = int(output.read_text())
         owner.kill()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # the server cleans up after astreduce dies: a loaded machine is slow to
     while (running.exists() or waiting.exists() or _alive(sleeper)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running.exists() and not waiting.exists()

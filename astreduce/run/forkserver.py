@@ -412,6 +412,7 @@ class _Server:
         reaped), then remove the folders and cgroups of every child astreduce has not heard of since (one that
         waited for its test leaves when astreduce dies, and cannot remove its folder: it confined itself)."""
         running = [(pid, handle) for pid, (handle, *_) in self.live.items() if not _has_ended(handle)]
+        room_folders = {str(place[0]) for place in self.rooms}
         for room in list(self.rooms.values()):
             room.end()  # first: a room that lives on would fork more
         self.rooms.clear()
@@ -440,6 +441,21 @@ class _Server:
             remove_workdir(workdir)
             if cgroup is not None:
                 discard_cgroup(cgroup)
+        if orphaned:  # astreduce died: a folder it made for a child the server had not forked yet goes too
+            for folder in room_folders:
+                _remove_test_folders(folder)
+
+
+def _remove_test_folders(folder: str) -> None:
+    """Remove the test folders left in a dead astreduce's room folder (named after it: ``ROOM-...``)."""
+    prefix = os.path.basename(folder) + "-"
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix):
+            remove_workdir(os.path.join(folder, name))
 
 
 def _has_ended(pidfd: int) -> bool:
