@@ -44,7 +44,7 @@ from astreduce.run.sandbox import MIN_TIMEOUT, Limits, make_workdir
 from astreduce.oracles.signature import neutral
 from astreduce.oracles.tree import lines_in
 from astreduce.outcome import Outcome
-from astreduce.pytest_node import _probe
+import astreduce.pytest_node._probe as _probe
 from astreduce.pytest_node.project import Project
 from astreduce.pytest_node.zygote import Answer, Setup, Zygote, ZygotePool, ZygoteStartError
 
