@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+import astreduce
 from click.testing import CliRunner
 from hostile_world import SEGMENT, World, cgroups_of_gone_processes, left_ipc, make_world
 
@@ -532,6 +534,9 @@ def _as_nobody() -> list[str]:
 
 def test_5_run_as_nobody_the_cleanup_changes_no_file_through_a_link() -> None:
     command = _as_nobody()
+    package = Path(astreduce.__file__).resolve().parent
+    if any(not (folder.stat().st_mode & 0o005) for folder in [package, *package.parents]):
+        pytest.skip("nobody cannot read astreduce here (a checkout in a folder of mode 0700)")
     place = Path(tempfile.mkdtemp(prefix="room-nobody-"))
     try:
         outside = place / "outside"
