@@ -92,7 +92,7 @@ class ComparisonRow:
 
     strategy: str
     tests: int | None = None
-    """Oracle runs actually executed (cache hits not counted)."""
+    """Oracle runs the strategy needed (cache hits not counted; with ``--resume``, those an earlier run made counted)."""
     cache_hits: int | None = None
     seconds: float | None = None
     """Wall time of the whole reduction, verification included."""
@@ -188,10 +188,12 @@ class _Tracker:
 
 def _row(result: Result, tracker: _Tracker, note: str = "", ended: str = "") -> ComparisonRow:
     notes = [note] if note else []
+    if result.resumed:
+        notes.append(f"{result.resumed:,} of its tests answered from an earlier run's cache (--resume)")
     notes += result.notes
     return ComparisonRow(
         strategy=result.strategy,
-        tests=result.tests,
+        tests=result.tests + result.resumed,  # a test an earlier run made is one the strategy needs
         cache_hits=result.cache_hits,
         seconds=result.seconds,
         oracle_seconds=result.oracle_seconds,
@@ -261,11 +263,14 @@ def compare(
     search: Search | None = None,
     budgets: Budgets | None = None,
     on_strategy: Callable[[str], Callable[[ProgressEvent], None] | None] | None = None,
+    resume: bool = False,
+    cache_dir: str | Path | None = None,
 ) -> list[ComparisonRow]:
     """Reduce ``text`` with each strategy in turn, all against the same ``oracle``.
 
     Each strategy gets a fresh session, so no outcome cache is shared between
-    them and each test count is what that strategy needs on its own. The
+    them and each test count is what that strategy needs on its own (so is
+    the persistent cache of ``resume``: one part per strategy). The
     tree strategies (``flat``, ``hdd``, ``auto``) are skipped, with a note,
     when ``text`` does not parse; ``lines``, ``chars`` and ``tokens`` work
     on any text.
@@ -287,6 +292,8 @@ def compare(
             its budget stopped has its best result so far, verified, and ``ended`` ``budget``.
         on_strategy: called with each strategy's name as it starts; what it returns hears that strategy's
             progress events (a progress panel).
+        resume, cache_dir: keep each strategy's outcomes in the persistent cache (``--resume``), so that a rerun
+            after an interruption answers the tests already made from disk; the rows count them as tests.
 
     Returns:
         One row per strategy, in the order given.
@@ -304,7 +311,7 @@ def compare(
         problem = parse_problem(text, filename, options.python if options is not None else None)
     config = ReduceConfig(
         options=options if options is not None else OracleOptions(),
-        jobs=jobs, filename=filename, search_path=search_path, encode=encode,
+        jobs=jobs, filename=filename, search_path=search_path, encode=encode, resume=resume, cache_dir=cache_dir,
     )
     rows: list[ComparisonRow] = []
     runs: list[tuple[str, Search | None]] = [(strategy, None) for strategy in strategies]

@@ -181,11 +181,58 @@ def make_world(root: Path) -> Iterator[World]:
         victim.stdout.close()
 
 
-def cgroups_of_gone_processes() -> list[str]:
-    """astreduce's cgroups whose process has ended: each process removes its own at its exit."""
+def _parents() -> dict[int, int]:
+    """Every live process's parent, from /proc."""
+    found = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = Path(stat).read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        found[int(stat.split("/")[2])] = int(fields[1])
+    return found
+
+
+def run_watched(args: list[str], **kwargs: object) -> tuple[subprocess.CompletedProcess[str], set[int]]:
+    """``subprocess.run(args, **kwargs)``, and every process of its tree seen while it ran (/proc looked at
+    every 50 ms): the processes whose cgroups a test holds the command to (other tests on other workers
+    kill astreduce with SIGKILL on purpose; their cgroups wait for the next astreduce's sweep)."""
+    seen: set[int] = set()
+    stop = threading.Event()
+    started: list[int] = []
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            if not started:
+                continue
+            parents = _parents()
+            tree = {started[0]}
+            grew = True
+            while grew:
+                more = {pid for pid, parent in parents.items() if parent in tree} - tree
+                tree |= more
+                grew = bool(more)
+            seen.update(tree)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    timeout = kwargs.pop("timeout", None)
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs) as process:  # type: ignore[call-overload]
+        started.append(process.pid)
+        try:
+            out, err = process.communicate(timeout=timeout)
+        finally:
+            stop.set()
+            watcher.join()
+    return subprocess.CompletedProcess(args, process.returncode, out, err), seen
+
+
+def cgroups_of_gone_processes(owners: set[int] | None = None) -> list[str]:
+    """astreduce's cgroups whose process has ended (of ``owners`` only, when given): each process removes
+    its own at its exit."""
     left = []
     for path in glob.glob("/sys/fs/cgroup/pids/astreduce-*-*"):
         owner = Path(path).name.split("-")[1]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists() and (owners is None or int(owner) in owners):
             left.append(path)
     return left

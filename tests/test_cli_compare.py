@@ -105,3 +105,20 @@ def test_ctrl_c_between_two_strategies_keeps_the_table_csv_and_report(tmp_path: 
     assert [r["strategy"] for r in records(tmp_path / "t.csv")] == ["lines", "chars"]
     rows = json.loads((tmp_path / "r.json").read_text())["rows"]
     assert [r["ended"] for r in rows][1] == "interrupted"
+
+
+def test_resume_after_a_strategy_was_stopped_counts_the_tests_a_fresh_run_counts(tmp_path: Path) -> None:
+    """``compare --resume`` (issue 47): a strategy stopped part way (by its budget, as Ctrl-C would) continues from
+    the cache; each row counts every test its strategy needed, as an uninterrupted run counts them."""
+    (tmp_path / "junk.py").write_text(JUNK)
+    common = ["compare", "junk.py", "--strategy", "lines", "--strategy", "tokens", "-j", "1"]
+    fresh = astreduce(*common, "--report", "fresh.json", cwd=tmp_path)
+    cache = ["--resume", "--cache-dir", "cache"]
+    first = astreduce(*common, *cache, "--strategy-max-tests", "4", "--report", "first.json", cwd=tmp_path)
+    again = astreduce(*common, *cache, "--report", "again.json", cwd=tmp_path)
+    assert (fresh.returncode, first.returncode, again.returncode) == (0, 0, 0), first.stderr + again.stderr
+    rows = {name: json.loads((tmp_path / f"{name}.json").read_text())["rows"] for name in ("fresh", "first", "again")}
+    assert [r["ended"] for r in rows["first"]] == ["budget", "budget"]
+    assert [(r["tests"], r["tokens"]) for r in rows["again"]] == [(r["tests"], r["tokens"]) for r in rows["fresh"]]
+    assert all("4 of its tests answered from an earlier run's cache (--resume)" in r["note"] for r in rows["again"])
+    assert all(r["tests"] > 4 for r in rows["fresh"])

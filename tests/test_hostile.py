@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_world import World, cgroups_of_gone_processes, make_world
+from hostile_world import World, cgroups_of_gone_processes, make_world, run_watched
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.run import confine
@@ -95,10 +95,10 @@ def test_a_hostile_candidate_of_a_command_changes_nothing_outside_its_room(progr
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     env = {**os.environ, **world.env, "TMPDIR": str(temporary)}
-    done = subprocess.run(
+    done, tree = run_watched(
         [sys.executable, "-m", "astreduce", "reduce", "prog.py", "--run", "{python} {file}", "--stderr", "AssertionError: hostile",
          "-o", "out.py", "--no-format", "-q", "-j", "2", "--report", "report.json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
+        cwd=tmp_path, env=env, timeout=600,
     )
     time.sleep(LATE.get(program.stem, 0.0))
     if program.stem in NEEDS_MORE:
@@ -115,7 +115,7 @@ def test_a_hostile_candidate_of_a_command_changes_nothing_outside_its_room(progr
     world.check(before)
     assert (tmp_path / "prog.py").read_bytes() == program.read_bytes()
     assert list(temporary.iterdir()) == []  # every folder and claim gone
-    assert cgroups_of_gone_processes() == []
+    assert cgroups_of_gone_processes(tree) == []
 
 
 def test_allow_write_lets_a_candidate_write_there_and_only_there(world: World, tmp_path: Path) -> None:

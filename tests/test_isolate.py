@@ -971,3 +971,28 @@ def test_sigint_stops_between_two_tests_and_keeps_the_versions_so_far(jobs: int,
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert report["interrupted"] is True and report["verified"] is True
     assert 0 < report["tests"] < 35  # stopped early: the whole search takes 35
+
+
+def test_resume_answers_the_tests_an_earlier_run_made_from_disk(tmp_path: Path) -> None:
+    """``isolate --resume`` (issue 47): a search its budget stopped goes on from the cache, to the patch and the
+    test count of a fresh run (what the earlier run tested is read from disk, and said so)."""
+    (tmp_path / "old.py").write_text(SMALL_OLD, encoding="utf-8")
+    (tmp_path / "new.py").write_text(SMALL_NEW, encoding="utf-8")
+    (tmp_path / "check.py").write_text(SMALL_CHECK, encoding="utf-8")
+
+    def run(name: str, *more: str) -> tuple[dict[str, Any], str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "astreduce", "isolate", "old.py", "new.py", "--append", "check.py", "-j", "1",
+             "-o", f"{name}.diff", "--report", f"{name}.json", *more],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")), done.stderr
+
+    fresh, _ = run("fresh")
+    first, _ = run("first", "--resume", "--cache-dir", "cache", "--max-tests", "3")
+    again, said = run("again", "--resume", "--cache-dir", "cache")
+    assert first["budget_ended"] is True and first["tests"] == 3 and fresh["tests"] > 3
+    assert (again["resumed"], again["tests"] + again["resumed"]) == (3, fresh["tests"])
+    assert "3 more answered from an earlier run's cache (--resume)" in said
+    assert (tmp_path / "again.diff").read_text() == (tmp_path / "fresh.diff").read_text()

@@ -49,7 +49,7 @@ import pytest
 
 import astreduce
 from click.testing import CliRunner
-from hostile_world import SEGMENT, World, cgroups_of_gone_processes, left_ipc, make_world
+from hostile_world import SEGMENT, World, cgroups_of_gone_processes, left_ipc, make_world, run_watched
 
 from astreduce.cli import main
 from astreduce.oracles import Target
@@ -808,10 +808,10 @@ def test_1_after_any_command_no_cgroup_is_left_and_no_process_outside_is_held(co
     (tmp_path / "project" / "test_it.py").write_text("def test_it():\n" + textwrap.indent(program, "    "))
     (tmp_path / "api.py").write_text(PREDICATE_API)
     args = [sys.executable, "-m", "astreduce", *COMMANDS[command], "-q"] if command != "predicate" else [sys.executable, "api.py", "prog.py"]
-    done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    done, tree = run_watched(args, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr
     assert Path(f"/proc/{world.victim.pid}/cgroup").read_text() == world.victim_state[0] and world.victim.poll() is None
-    assert cgroups_of_gone_processes() == []  # the command's own, among them
+    assert cgroups_of_gone_processes(tree) == []  # the command's own, among them
 
 
 # --- the value tracer runs in the room, with the same allowances -------------------------------------------------

@@ -345,7 +345,7 @@ MODULES = (
     "string.py", "textwrap.py", "timeit.py", "tokenize.py", "types.py", "enum.py", "ast.py",
 )
 DROPS_PER_MODULE = 200
-PROPOSALS_PER_TRANSFORM = 30
+PROPOSALS_PER_TRANSFORM = 20
 RENAMES_PER_MODULE = 10
 
 
@@ -503,14 +503,15 @@ def test_single_proposals_parse_rate_table() -> None:
     assert seconds < 30, "keep the property cheap (CPU seconds)"
 
 
-@pytest.mark.parametrize("name", sorted(registered_transforms()))
-def test_single_proposals_parse(name: str) -> None:
-    """At least 95% of a transform's single proposals on standard-library modules parse."""
+def test_single_proposals_parse() -> None:
+    """At least 95% of each transform's single proposals on standard-library modules parse (one test: the sample
+    is drawn once, not once per xdist worker)."""
     rates, _ = proposal_rates()
-    good, tried, bad = rates[name]
-    if not tried:
-        pytest.skip(f"{name} proposed nothing on the sampled modules")
-    assert good / tried >= PROPOSALS_PARSING, f"{name}: {good}/{tried} parse; for example:\n" + "\n".join(bad)
+    assert set(rates) >= set(registered_transforms())
+    low = {name: (good, tried, bad) for name, (good, tried, bad) in sorted(rates.items()) if tried and good / tried < PROPOSALS_PARSING}
+    assert not low, "\n".join(f"{name}: {good}/{tried} parse; for example:\n" + "\n".join(bad) for name, (good, tried, bad) in low.items())
+    silent = sorted(name for name, (_, tried, _) in rates.items() if not tried)
+    assert len(silent) <= len(rates) // 4, f"these transforms proposed nothing on the sampled modules: {silent}"
 
 
 def module_named(name: str) -> tuple[str, Tree]:

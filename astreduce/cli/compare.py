@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, ProgressDisplay, errors, say, stop_on_signals
-from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from
+from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from, resume_option
 from astreduce.reduce.report import is_stdout
 from astreduce.compare import (
     DEFAULT_STRATEGIES,
@@ -51,6 +51,7 @@ from astreduce.search.session import StopRequest
 @click.option("--strategy-max-tests", type=int, metavar="N", help="Stop each strategy after N tests with its best result so far, verified.")
 @click.option("--strategy-max-time", "strategy_max_seconds", type=float, metavar="SECONDS", help="Stop each strategy after SECONDS with its best result so far, verified.")
 @oracle_options
+@resume_option
 @dask_option
 @click.option("-o", "--output", "table_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here too (Markdown with --markdown, else plain text).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the table as CSV here.")
@@ -84,6 +85,8 @@ def compare_command(
     quiet: bool,
     debug: bool,
     jobs: int,
+    resume: bool,
+    cache_dir: Path | None,
     dask_address: str | None,
     max_input_bytes: int,
     **oracle_values: Any,
@@ -179,6 +182,8 @@ def compare_command(
                     search=search,
                     budgets=budgets,
                     on_strategy=started,
+                    resume=resume,
+                    cache_dir=cache_dir,
                 )
         except ComparisonStopped as error:
             stopped, rows = error, error.rows

@@ -22,6 +22,7 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import (
     budget_option,
+    resume_option,
     cluster_from,
     dask_option,
     options_from,
@@ -115,6 +116,7 @@ class IsolateDisplay:
 @click.option("--reexpress/--no-reexpress", default=True, show_default=True, help="With --refine: try OLD's own lines edited in place toward the patch's NEW lines, down to single tokens, and keep a smaller patch that fails.")
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Directories: run the oracle once more on OLD and NEW to see which lines run, and try changes to code neither runs last, in one group.")
 @budget_option
+@resume_option
 @dask_option
 @max_input_option
 @follow_symlinks_option
@@ -140,6 +142,8 @@ def isolate_command(
     jobs: int,
     max_tests: int | None,
     max_seconds: float | None,
+    resume: bool,
+    cache_dir: Path | None,
     dask_address: str | None,
     max_input_bytes: int,
     follow_symlinks: bool,
@@ -167,7 +171,7 @@ def isolate_command(
         cluster, jobs = cluster_from(dask_address, jobs)
         settings = IsolateSettings(
             granularity=granularity, jobs=jobs, refine=refine, reexpress=reexpress, coverage=coverage, entry=entry, node=node,
-            max_tests=max_tests, max_seconds=max_seconds,
+            max_tests=max_tests, max_seconds=max_seconds, resume=resume, cache_dir=cache_dir,
         )
         settings.check()
         display = IsolateDisplay(quiet)
@@ -240,7 +244,8 @@ def _say_isolation(result: IsolationResult, written: Mapping[str, str]) -> None:
         pruned = f" ({s.pruned} set aside: no run executes them{', needed' if s.pruned_needed else ''})" if s.pruned else ""
         return f"{s.name}: {s.changes} changes{pruned}, {s.tests} tests"
 
-    say("; ".join(level(s) for s in result.levels) + f"; {result.tests} tests in all ({result.unresolved} unresolved), {result.seconds:.1f} s")
+    resumed = f", {result.resumed} more answered from an earlier run's cache (--resume)" if result.resumed else ""
+    say("; ".join(level(s) for s in result.levels) + f"; {result.tests} tests in all ({result.unresolved} unresolved){resumed}, {result.seconds:.1f} s")
     coverage = result.coverage
     if coverage.measured:
         say(f"coverage: OLD's run executed {sum(len(v) for v in coverage.old.values()):,} lines in {len(coverage.old)} files, "

@@ -25,6 +25,7 @@ from astreduce.isolate.changes import Change
 from astreduce.oracles import Oracle
 from astreduce.oracles.tree import EncodedTree, encode_tree
 from astreduce.outcome import Outcome
+from astreduce.search.cache import OutcomeStore
 from astreduce.search.session import Budget, Session, StopRequest
 
 #: How a search turns a configuration (changes chosen at one level) into a candidate tree.
@@ -83,7 +84,7 @@ class CandidateTrees:
 
     def __init__(
         self, oracle: Oracle[FileTree], old: FileTree, new: FileTree, jobs: int, single: str | None, *, budget: Budget | None = None,
-        stop: StopRequest | None = None,
+        stop: StopRequest | None = None, store: OutcomeStore | None = None,
     ) -> None:
         self.old = old
         texts: Oracle[str]
@@ -96,7 +97,7 @@ class CandidateTrees:
             self.text = encode_tree
             texts = EncodedTree(oracle)
         self.known = {self.text(new): Outcome.FAIL, self.text(old): Outcome.PASS}
-        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs, budget=budget, stop=stop)
+        self.session = Session(self.text(new), texts.judge, start=texts.start, jobs=jobs, budget=budget, stop=stop, store=store)
         self.jobs = jobs
         self.unresolved = 0
         """Tests whose outcome was UNRESOLVED (an inconsistent configuration, as dd+ says)."""

@@ -35,6 +35,7 @@ from astreduce.oracles.options import OracleOptions, Original, build_oracle, des
 from astreduce.outcome import Outcome
 from astreduce.search.session import StopRequest
 from astreduce.search.cluster import Cluster
+from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget
 
 
@@ -55,6 +56,9 @@ class IsolateSettings:
     """A pytest node id: the oracle (folders only)."""
     max_tests: int | None = None
     max_seconds: float | None = None
+    resume: bool = False
+    """Keep outcomes in the persistent cache (``--resume``): a rerun answers the tests it ran from disk."""
+    cache_dir: str | Path | None = None
 
     def check(self) -> None:
         if self.jobs < 1:
@@ -69,6 +73,12 @@ class IsolateSettings:
         if self.max_tests is None and self.max_seconds is None:
             return None
         return Budget(self.max_tests, self.max_seconds)
+
+    def store(self, identity: str) -> OutcomeStore | None:
+        """The persistent outcome cache of ``--resume`` for an oracle of this ``identity``; ``None`` without it."""
+        if not self.resume:
+            return None
+        return OutcomeStore(self.cache_dir or default_cache_dir(), f"{identity}|isolate|{self.granularity}")
 
 
 def isolate_paths(
@@ -124,16 +134,19 @@ def isolate_paths(
     except NotReproducibleError as error:
         reason = str(error).removeprefix("input does not reproduce: ").replace("exception to reduce for", "exception to isolate for")
         raise NotReproducibleError(f"NEW does not fail: {reason}") from None
+    store = settings.store(f"{text_oracle.identity}|{new.name}")
     try:
         result = isolate(
             old_source.text, new_source.text, text_oracle, settings.granularity, jobs=settings.jobs, filename=new.name, stop=stop,
-            refine=settings.refine, reexpress=settings.reexpress, budget=budget, on_progress=on_progress,
+            refine=settings.refine, reexpress=settings.reexpress, budget=budget, on_progress=on_progress, store=store,
         )
     except ReductionStopped as stopped:
         stopped.result.patch_name = old.name
         raise
     finally:
         text_oracle.close()
+        if store is not None:
+            store.close()
     result.patch_name = old.name  # the candidates ran under NEW's name; the patch applies to OLD
     return result
 
@@ -167,6 +180,7 @@ def _isolate_folders(
         tree_oracle.calibrate(new_tree)
         oracle, coverage_run = tree_oracle, traced(tree_oracle)
     judged: Oracle[FileTree] = oracle
+    store = settings.store(oracle.identity)
     try:
         verdict = oracle.judge(old_tree)
         if verdict.outcome is not Outcome.PASS:
@@ -178,7 +192,7 @@ def _isolate_folders(
             judged = cluster.adopt(oracle)
         result = isolate_trees(
             old_tree, new_tree, judged, settings.granularity, jobs=settings.jobs, stop=stop, refine=settings.refine,
-            reexpress=settings.reexpress, coverage=coverage, budget=budget, on_progress=on_progress, checked=True,
+            reexpress=settings.reexpress, coverage=coverage, budget=budget, on_progress=on_progress, checked=True, store=store,
         )
     except ReductionStopped as stopped:
         stopped.result.notes = notes()
@@ -187,6 +201,8 @@ def _isolate_folders(
         if judged is not oracle:
             judged.close()
         oracle.close()
+        if store is not None:
+            store.close()
     result.notes = notes()
     if not result.target and options.kind != "exec" and settings.node is None:
         result.target = describe_judgement(cast("Oracle[str]", oracle), options)  # what the command oracle looks for

@@ -77,6 +77,8 @@ class IsolationResult:
     """The patch on OLD was split down to single lines and is 1-minimal by them (not when stopped before)."""
     syntax_rejections: int = 0
     """Candidates UNRESOLVED without a test because a Python file did not parse."""
+    resumed: int = 0
+    """Outcomes answered by the persistent cache of an earlier run (``--resume``) instead of a test."""
     coverage: Coverage = field(default_factory=Coverage)
     """The lines OLD's and NEW's runs executed (unknown when not measured)."""
     reexpressed: str = ""
@@ -188,6 +190,7 @@ def isolation_report(result: IsolationResult, old: str, new: str, outputs: Mappi
         "changed_lines": result.total_lines,
         "tests": result.tests,
         "cache_hits": result.cache_hits,
+        "resumed": result.resumed,
         "unresolved": result.unresolved,
         "seconds": round(result.seconds, 3),
         "oracle_seconds": round(result.oracle_seconds, 3),

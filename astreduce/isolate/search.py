@@ -66,6 +66,7 @@ from astreduce.oracles import Oracle, plugged
 from astreduce.oracles.tree import FileOracle
 from astreduce.outcome import first_fail
 from astreduce.reduce.single import budget_spent
+from astreduce.search.cache import OutcomeStore
 from astreduce.search.session import StopRequest
 from astreduce.search.session import Budget, Interrupted
 
@@ -94,6 +95,7 @@ def isolate(
     reexpress: bool = True,
     budget: Budget | None = None,
     on_progress: Callable[[IsolateProgress], None] | None = None,
+    store: OutcomeStore | None = None,
 ) -> IsolationResult:
     """Isolate the changes from ``old_text`` (passes) to ``new_text`` (fails) that make it fail.
 
@@ -110,6 +112,7 @@ def isolate(
         reexpress: with ``refine``, try OLD's own lines edited in place toward the patch's NEW lines.
         budget: tests and seconds the search may spend; then the best patch so far is verified and returned.
         on_progress: called after each test.
+        store: a persistent outcome cache (``--resume``): tests it knows are answered from it.
 
     Raises:
         NotReproducibleError: OLD does not pass or NEW does not fail.
@@ -119,7 +122,7 @@ def isolate(
     name = filename or "candidate.py"
     return isolate_trees(
         {name: old_text}, {name: new_text}, FileOracle(plugged(oracle), name), granularity, jobs=jobs, single=name, stop=stop,
-        refine=refine, reexpress=reexpress, budget=budget, on_progress=on_progress,
+        refine=refine, reexpress=reexpress, budget=budget, on_progress=on_progress, store=store,
     )
 
 
@@ -138,12 +141,13 @@ def isolate_trees(
     budget: Budget | None = None,
     on_progress: Callable[[IsolateProgress], None] | None = None,
     checked: bool = False,
+    store: OutcomeStore | None = None,
 ) -> IsolationResult:
     """:func:`isolate` for two versions of a package (``read_tree``): by folders and files, then within them.
 
     ``coverage`` (OLD's and NEW's runs, :func:`~astreduce.isolate.coverage.measure_coverage`)
     sets aside the changes no run executes; ``checked``: OLD and NEW were
-    judged already (by a caller that calibrated the oracle on them).
+    judged already (by a caller that calibrated the oracle on them); ``store``: as for :func:`isolate`.
 
     Raises:
         NotReproducibleError: OLD does not pass or NEW does not fail.
@@ -166,7 +170,7 @@ def isolate_trees(
         verdict = oracle.judge(old)
         if verdict.outcome is not Outcome.PASS:
             raise NotReproducibleError(f"OLD does not pass: the oracle says {verdict.outcome} ({verdict.run.describe()})")
-    trees = CandidateTrees(oracle, old, new, jobs, single, budget=budget, stop=stop)
+    trees = CandidateTrees(oracle, old, new, jobs, single, budget=budget, stop=stop, store=store)
     search = _Search(old, new, trees, coverage or Coverage(why="not measured"), on_progress)
     interrupted = False
     try:
@@ -512,6 +516,7 @@ class _Search:
             coarse=apply_changes(old, failing),
             tests=trees.tests,
             cache_hits=trees.cache_hits,
+            resumed=trees.session.resumed,
             unresolved=trees.unresolved,
             seconds=0.0,
             oracle_seconds=trees.session.oracle_seconds,

@@ -433,9 +433,9 @@ def reduce_with(
             on_improve(candidate)
 
     store = None
-    if config.resume:
+    if config.resume:  # by strategy: a rerun's tests plus those answered from disk are a fresh run's (compare's rows)
         store = OutcomeStore(
-            config.cache_dir or default_cache_dir(), f"{judged.identity}|{config.filename}|{config.search_path}"
+            config.cache_dir or default_cache_dir(), f"{judged.identity}|{config.filename}|{config.search_path}|{strategy}"
         )
 
     def worker_counts() -> Counter[str]:
@@ -602,7 +602,7 @@ def _finish(
         formatted=formatted,
         interrupted=ending.interrupted,
         notes=notes,
-        resumed=session.store.hits if session.store is not None else 0,
+        resumed=session.resumed,
         speculative=session.speculative,
         syntax_rejections=session.syntax_rejections,
         budget_ended=ending.budget_ended,

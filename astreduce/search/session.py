@@ -234,6 +234,8 @@ class Session:
     """Candidates answered UNRESOLVED without a test because they deleted or rewrote a protected line."""
     store: OutcomeStore | None = None
     """The persistent cache (``--resume``): consulted on a miss, fed with every test."""
+    resumed: int = 0
+    """Outcomes read in the search's order that :attr:`store` answered: tests an earlier run made (not cache hits)."""
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
     _parse_check: Callable[[str], object] | None = field(default=None, init=False, repr=False)
@@ -259,6 +261,8 @@ class Session:
         self.original_size = self.best_size
         # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
         self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
+        self._stored: set[bytes] = set()
+        """Keys :attr:`store` answered and the search has not read yet (then they count in :attr:`resumed`)."""
         self._pass_name = "start"
         self._kinds: dict[bytes, bytes] = {}
         """:attr:`alike` keys of candidates asked about and not yet tested."""
@@ -337,6 +341,7 @@ class Session:
             cached = self.store.get(key)
             if cached is not None:
                 self._cache[key] = cached
+                self._stored.add(key)
         return cached
 
     def admit(self, key: bytes, text: str) -> str | None:
@@ -387,8 +392,13 @@ class Session:
         self.syntax_rejections += 1
 
     def hit(self, key: bytes) -> Outcome:
-        """A cached outcome read in the search's order: one more cache hit."""
-        self.cache_hits += 1
+        """A cached outcome read in the search's order: one more cache hit (or, the first time an outcome
+        :attr:`store` answered is read, one more test an earlier run made)."""
+        if key in self._stored:
+            self._stored.discard(key)
+            self.resumed += 1
+        else:
+            self.cache_hits += 1
         return self._cache[key]
 
     def record(self, key: bytes, text: str, outcome: Outcome, seconds: float, verdict: Verdict | None = None) -> Outcome:
