@@ -344,6 +344,16 @@ class LatestWriter:
 #: Folders never read from an input directory: caches, version control, environments.
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".tox", ".venv", ".nox"})
 SKIPPED_SUFFIXES = (".pyc", ".pyo")
+#: The file astreduce puts in every folder it writes a result tree to: a folder holding it is never read
+#: as part of an input tree or a project (an earlier run's output, whatever its name), and it is never read
+#: as a file of a tree either.
+OUTPUT_MARK = ".astreduce-output"
+_OUTPUT_MARK_TEXT = "A result astreduce wrote: astreduce never reads this folder as part of an input tree or project.\n"
+
+
+def is_output_folder(folder: str | Path) -> bool:
+    """Whether ``folder`` is a result tree astreduce wrote (it holds :data:`OUTPUT_MARK`)."""
+    return os.path.isfile(os.path.join(folder, OUTPUT_MARK))
 #: More files than this is most likely a mistake (a home folder, a virtual environment).
 MAX_FILES = 2000
 
@@ -423,10 +433,10 @@ def walk_files(top: Path, root: Path, policy: InputPolicy = InputPolicy()) -> It
                 real = Path(target)
             if stat.S_ISDIR(info.st_mode):
                 key = os.path.realpath(real)
-                if entry.name not in SKIPPED_DIRS and key not in above:
+                if entry.name not in SKIPPED_DIRS and key not in above and not is_output_folder(real):
                     below.append((real, logical, above | {key}))
                 continue
-            if entry.name.endswith(SKIPPED_SUFFIXES):
+            if entry.name.endswith(SKIPPED_SUFFIXES) or entry.name == OUTPUT_MARK:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 raise UsageError(f"{shown}: is {file_kind(info.st_mode)}, not a regular file; astreduce reads regular files only")
@@ -524,6 +534,7 @@ def write_tree(target: Path, tree: Mapping[str, str], modes: Mapping[str, int] |
     fresh = Path(tempfile.mkdtemp(prefix=_temporary_prefix(target), suffix=".tmp", dir=target.parent))
     try:
         os.chmod(fresh, 0o777 & ~_umask())
+        (fresh / OUTPUT_MARK).write_text(_OUTPUT_MARK_TEXT, encoding="utf-8")
         for path, text in tree.items():
             file = fresh / path
             file.parent.mkdir(parents=True, exist_ok=True)

@@ -1,16 +1,19 @@
 """``astreduce pytest`` as a newcomer tries it (issue 47): from a parent folder, with a project environment
-that lacks pytest, with reports left in the project, and the README's recipe as written. Real subprocesses
-on a copy of ``tests/data/pytest_project``, with a small ``--max-tests``."""
+that lacks pytest, with reports left in the project, and the README's recipe as written (in a fresh clone and venv). Real
+subprocesses on a copy of ``tests/data/pytest_project``, with a small ``--max-tests``."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "tests" / "data" / "pytest_project"
@@ -60,18 +63,51 @@ def test_reports_astreduce_wrote_are_never_project_files(tmp_path: Path) -> None
     assert re.search(r"\b4 in the project\b", done.stderr.splitlines()[0]), done.stderr  # pytest.ini and three .py
     report = json.loads((project / "r.json").read_text())
     assert "old-report.json" not in json.dumps(report["files"]) and "r.json" not in report.get("deleted", [])
-
-
-def test_the_readme_pytest_recipe_runs_as_written(tmp_path: Path) -> None:
-    """The README's commands, in a copy of the project; a budget (--max-tests) keeps the test short."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"### A failing pytest test.*?```sh\n(.*?)```", readme, re.DOTALL)
-    assert block is not None
-    cd, command = block.group(1).strip().splitlines()
-    assert shlex.split(cd) == ["cd", "tests/data/pytest_project"]
-    words = shlex.split(command)
-    assert words[0] == "astreduce"
-    project = copy(tmp_path)
-    done = astreduce(*words[1:], "--max-tests", "5", cwd=project)
+    # the next run, with its output under another name: the first run's output folder is no project file either
+    done = astreduce("pytest", NODE, "-o", "other", "--report", "r2.json", "--max-tests", "1", "-j", "1", cwd=project)
     assert done.returncode == 0, done.stderr
-    assert (project / "reduced" / "tests" / "test_geometry.py").is_file()
+    assert re.search(r"\b4 in the project\b", done.stderr.splitlines()[0]), done.stderr
+    files = json.loads((project / "r2.json").read_text())["files"]
+    assert not any("out/" in name for name in json.dumps(files).split('"')), files
+
+
+def readme_pytest_recipe() -> tuple[str, list[str], str]:
+    """The README's pytest recipe: the extra its install names, the folder it goes to, and its command."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"### A failing pytest test.*?```sh\n(.*?)```(.*?)\n##", readme, re.DOTALL)
+    assert section is not None
+    cd, command = section.group(1).strip().splitlines()
+    install = re.search(r"`pip install '(\.\[pytest\])'`\s+here", section.group(2))
+    assert install is not None, "the recipe says how to install pytest beside astreduce in a clone"
+    words = shlex.split(cd)
+    assert words[0] == "cd" and len(words) == 2
+    return install.group(1), words[1:], command
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None, reason="a fresh clone needs git and the repository")
+def test_the_readme_pytest_recipe_runs_as_written_in_a_fresh_clone_and_venv(tmp_path: Path) -> None:
+    """The README's install and pytest recipe, word for word, in a fresh clone (of the committed tree) with a
+    fresh virtual environment: exit 0, and the reduced project fails as the original does."""
+    extra, (folder,), command = readme_pytest_recipe()
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(clone / ".venv")], check=True, timeout=120)
+    installed = subprocess.run(
+        [str(clone / ".venv" / "bin" / "pip"), "install", "-q", extra], cwd=clone, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert installed.returncode == 0, installed.stderr
+    env = {**os.environ, "PATH": f"{clone / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(clone / ".venv")}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(["bash", "-c", command], cwd=clone / folder, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "(astreduce's own)" in done.stderr.splitlines()[0], done.stderr
+    project = clone / folder
+    reduced = project / "reduced"
+    assert (reduced / "tests" / "test_geometry.py").is_file()
+    python = str(clone / ".venv" / "bin" / "python")
+    original, after = (
+        subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", NODE], cwd=where, capture_output=True, text=True, timeout=120, check=False)
+        for where in (project, reduced)
+    )
+    assert original.returncode == after.returncode == 1
+    assert "assert 5.0 == 4" in original.stdout and "assert 5.0 == 4" in after.stdout

@@ -336,3 +336,17 @@ def test_a_run_refused_for_a_full_output_directory_still_clears_a_killed_runs_te
     )
     assert done.returncode == 2 and "not empty" in done.stderr
     assert not stale.exists() and (tmp_path / "out" / "main.py").exists()
+
+
+def test_an_earlier_result_tree_inside_an_input_folder_is_never_read_as_input(tmp_path: Path) -> None:
+    """Every result tree astreduce writes holds a mark (issue 47): read again as (part of) an input folder, whatever
+    it was renamed to, it is left out; read as the input itself, its files are read, the mark is not."""
+    from astreduce.files import OUTPUT_MARK, read_tree, write_tree
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "main.py").write_text("raise ValueError('x')\n")
+    write_tree(tmp_path / "pkg" / "reduced", {"main.py": "raise ValueError\n", "sub/util.py": "x = 1\n"})
+    assert (tmp_path / "pkg" / "reduced" / OUTPUT_MARK).is_file()
+    os.rename(tmp_path / "pkg" / "reduced", tmp_path / "pkg" / "renamed")
+    assert sorted(read_tree(tmp_path / "pkg")) == ["main.py"]
+    assert sorted(read_tree(tmp_path / "pkg" / "renamed")) == ["main.py", "sub/util.py"]

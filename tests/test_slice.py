@@ -363,3 +363,22 @@ def test_command_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: l
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
     assert cli_run(["slice", *filled]) == status
+
+
+def test_command_budget_verbose_and_resume(tmp_path: Path) -> None:
+    """The search options of ``reduce`` on ``slice`` (issue 47): ``--max-tests`` ends with the smallest reproducing
+    set so far (exit 0), ``-v`` numbers each test counted, and ``--resume`` runs no configuration twice."""
+    program = str(_program(tmp_path, SMALL))
+    cache = ["--resume", "--cache-dir", str(tmp_path / "cache")]
+    first = CliRunner().invoke(slice_command, [program, "--stdout", "^4$", "--max-tests", "2", "-v", "--report", str(tmp_path / "a.json"), *cache])
+    assert first.exit_code == 0, first.output
+    stopped = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    assert stopped["budget_ended"] is True and stopped["tests"] == 2 and stopped["verified"]
+    assert re.findall(r"^test (\d+): ", first.stderr, re.MULTILINE) == ["1", "2"]
+    assert "--max-tests or --max-time ended the search" in first.stderr
+    again = CliRunner().invoke(slice_command, [program, "--stdout", "^4$", "--report", str(tmp_path / "b.json"), *cache])
+    assert again.exit_code == 0, again.output
+    whole = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
+    fresh = slice_run(_program(tmp_path, SMALL), OracleOptions(stdout="^4$"))
+    assert whole["resumed"] == 2 and whole["tests"] + 2 == fresh.tests and whole["budget_ended"] is False
+    assert whole["events"] == [[1, 1], [2, 1], [4, 1], [6, 1]]

@@ -30,7 +30,7 @@ from astreduce.cli.options import (
 )
 from astreduce.errors import UsageError
 from astreduce.cli.inputs import follow_symlinks_option, max_input_option
-from astreduce.files import check_output_path, check_outputs, materialise, read_source, write_atomically
+from astreduce.files import OUTPUT_MARK, check_output_path, check_outputs, is_output_folder, materialise, read_source, write_atomically
 from astreduce.file_checks import InputPolicy
 from astreduce.isolate import (
     GRANULARITIES,
@@ -64,18 +64,19 @@ def output_paths(old: Path, new: Path, diff: Path | None, *, trees: bool | None 
     }
 
 
-_MARKER = ".astreduce-isolate"
+#: What marked isolate's version folders before every result tree had :data:`~astreduce.files.OUTPUT_MARK`.
+_OLD_MARKER = ".astreduce-isolate"
 
 
 def _write_tree(tree: Mapping[str, str], folder: Path) -> None:
-    """Replace ``folder`` with ``tree``; only a folder this command wrote before is replaced."""
+    """Replace ``folder`` with ``tree``; only a folder astreduce wrote before is replaced."""
     if folder.exists():
-        if not (folder / _MARKER).is_file():
+        if not is_output_folder(folder) and not (folder / _OLD_MARKER).is_file():
             raise UsageError(f"{folder} exists and was not written by astreduce isolate: move it away first")
         shutil.rmtree(folder)
     folder.mkdir()
     materialise(tree, folder)
-    (folder / _MARKER).write_text("written by astreduce isolate\n", encoding="utf-8")
+    (folder / OUTPUT_MARK).write_text("written by astreduce isolate; never read as part of an input tree\n", encoding="utf-8")
 
 
 #: Seconds between two progress lines within one level.

@@ -8,8 +8,11 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import options_from, some_oracle_options, with_confinement_options
+from astreduce.cli.options import budget_option, options_from, resume_option, some_oracle_options, with_confinement_options
+from astreduce.oracles.options import said_of_test
+from astreduce.search.session import Budget
 from astreduce.files import write_atomically
+from astreduce.oracles import Verdict
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.cli.inputs import max_input_option
 from astreduce.files import check_output_path
@@ -19,7 +22,7 @@ from astreduce.slicing.listing import render_listing
 from astreduce.slicing.plot import check_plot_path, plot_slice
 
 #: The oracle options of ``reduce`` that a slice takes, with help texts for a slice.
-_OPTIONS = ("expect", "match", "stdout_pattern", "stderr_pattern", "exit_code", "append_path", "python", "timeout", "jobs")
+_OPTIONS = ("expect", "match", "stdout_pattern", "stderr_pattern", "exit_code", "append_path", "python", "timeout", "jobs", "verbose")
 _HELPS = {
     "expect": "The run must raise this exception [default: the one the program raises, or none].",
     "stdout_pattern": "The run's standard output must match REGEX (searched) [default without --expect, --stdout, --stderr, --exit-code: the whole output stays the same].",
@@ -40,6 +43,8 @@ _HELPS = {
 @click.option("-o", "--output", "listing_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the marked listing here too.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here (events as [line, occurrence], tests, trace_length).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Draw the search as the paper's Figure 5 (png, svg, pdf; needs the plot extra).")
+@budget_option
+@resume_option
 @click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
 @max_input_option
@@ -53,6 +58,10 @@ def slice_command(
     quiet: bool,
     debug: bool,
     jobs: int,
+    max_tests: int | None,
+    max_seconds: float | None,
+    resume: bool,
+    cache_dir: Path | None,
     max_input_bytes: int,
     **values: Any,
 ) -> None:
@@ -76,8 +85,18 @@ def slice_command(
                 check_output_path(target, program, what=what)
         if plot_path is not None:
             check_plot_path(plot_path)
+        Budget.check(max_tests, max_seconds)
+        lines = options.verbose
+
+        def echo(number: int, verdict: Verdict) -> None:
+            click.echo(said_of_test(number, verdict, lines), err=True)
+
         result, interrupted = run_reduction(
-            lambda stop, progress: slice_run(program, options, stdin=stdin_path, include=include, jobs=jobs, stop=stop),
+            lambda stop, progress: slice_run(
+                program, options, stdin=stdin_path, include=include, jobs=jobs, stop=stop,
+                budget=Budget.of(max_tests, max_seconds),
+                resume=resume, cache_dir=cache_dir, on_test=echo if lines else None,
+            ),
             quiet=True,  # no live display: the summary comes at the end
             target="the report",
             has_saved=lambda: False,
@@ -95,10 +114,13 @@ def slice_command(
             click.echo(render_listing(result), nl=False)
         if not result.verified and not interrupted:
             say("the slice did not reproduce on a second run (a flaky program?)")
+        if result.budget_ended and not quiet:
+            say("--max-tests or --max-time ended the search: the smallest reproducing set so far, not 1-minimal")
         exit_after(result, "the listing above")
 
 
 def _say_slice(result: SliceResult) -> None:
     levels = ", ".join(f"{v.name}: {v.kept} of {v.elements} kept in {v.tests} tests" for v in result.levels)
     say(f"slice for {result.criterion}: {len(result.kept)} of {len(result.trace)} events" + (f" ({levels})" if levels else ""))
-    say(f"{result.tests} tests ({result.cache_hits} cached), {result.seconds:.1f} s")
+    resumed = f", {result.resumed} answered from an earlier run's cache (--resume)" if result.resumed else ""
+    say(f"{result.tests} tests ({result.cache_hits} cached{resumed}), {result.seconds:.1f} s")

@@ -63,16 +63,11 @@ class IsolateSettings:
     def check(self) -> None:
         if self.jobs < 1:
             raise UsageError("-j must be at least 1")
-        if self.max_tests is not None and self.max_tests < 1:
-            raise UsageError("--max-tests must be at least 1")
-        if self.max_seconds is not None and self.max_seconds <= 0:
-            raise UsageError("--max-time must be more than 0 seconds")
+        Budget.check(self.max_tests, self.max_seconds)
 
     def budget(self) -> Budget | None:
         """The budget of the whole isolation (it starts now), when one is set."""
-        if self.max_tests is None and self.max_seconds is None:
-            return None
-        return Budget(self.max_tests, self.max_seconds)
+        return Budget.of(self.max_tests, self.max_seconds)
 
     def store(self, identity: str) -> OutcomeStore | None:
         """The persistent outcome cache of ``--resume`` for an oracle of this ``identity``; ``None`` without it."""

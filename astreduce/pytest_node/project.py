@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astreduce.errors import UsageError
-from astreduce.files import SKIPPED_DIRS, SKIPPED_SUFFIXES
+from astreduce.files import OUTPUT_MARK, SKIPPED_DIRS, SKIPPED_SUFFIXES, is_output_folder
 from astreduce.interpreters import resolve_python
 from astreduce.source.imports import absolute, parse_module
 
@@ -165,8 +165,8 @@ def read_project_files(
     root: Path, outdir: Path | None = None, written: Iterable[Path] = (),
 ) -> tuple[dict[str, str], dict[str, int]]:
     """Every file of the project: texts (bytes kept through ``surrogateescape``) and modes. What astreduce
-    writes is never part of it: ``outdir``, the files ``written`` (the report, the bug report), and a JSON
-    report of an earlier run."""
+    writes is never part of it: ``outdir``, the files ``written`` (the report, the bug report), and an earlier
+    run's JSON report and output folder (whatever their names)."""
     files: dict[str, str] = {}
     modes: dict[str, int] = {}
     skip_out = outdir.resolve() if outdir is not None else None
@@ -177,10 +177,11 @@ def read_project_files(
             f for f in folders
             if f not in SKIPPED_DIRS and f not in NOT_PROJECT and not f.endswith(".egg-info")
             and not _is_environment(here / f) and (skip_out is None or (here / f).resolve() != skip_out)
+            and not is_output_folder(here / f)
         )
         for name in sorted(names):
             path = here / name
-            if name.endswith(SKIPPED_SUFFIXES) or not path.is_file() or path.resolve() in skipped or _written_by_astreduce(path):
+            if name.endswith(SKIPPED_SUFFIXES) or name == OUTPUT_MARK or not path.is_file() or path.resolve() in skipped or _written_by_astreduce(path):
                 continue
             relative = path.relative_to(root).as_posix()
             try:

@@ -148,9 +148,7 @@ class ReduceConfig:
 
     def budget(self) -> Budget | None:
         """The budget the reduction's sessions share, when one is set (it starts now)."""
-        if self.max_tests is None and self.max_seconds is None:
-            return None
-        return Budget(self.max_tests, self.max_seconds)
+        return Budget.of(self.max_tests, self.max_seconds)
 
     def check(self) -> None:
         """Raise UsageError for an unknown strategy, a ``-j`` below 1, a bad budget or ``--keep``, or oracle
@@ -160,10 +158,7 @@ class ReduceConfig:
             raise UsageError(f"unknown strategy {self.strategy!r}; choose from {', '.join(STRATEGIES)}")
         if self.jobs < 1:
             raise UsageError("-j must be at least 1")
-        if self.max_tests is not None and self.max_tests < 1:
-            raise UsageError("--max-tests must be at least 1")
-        if self.max_seconds is not None and not self.max_seconds > 0:
-            raise UsageError(f"--max-time must be a positive number of seconds, not {self.max_seconds:g}")
+        Budget.check(self.max_tests, self.max_seconds)
         if self.keep is not None:
             try:
                 re.compile(self.keep)

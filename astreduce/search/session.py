@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
+from astreduce.errors import UsageError
 from astreduce.source.measure import Measure, Size
 from astreduce.oracles import Pending, Prepared, Verdict
 from astreduce.outcome import Outcome, first_fail
@@ -203,6 +204,19 @@ class Budget:
         return (self.max_tests is not None and self.tests >= self.max_tests) or (
             self.deadline is not None and time.monotonic() >= self.deadline
         )
+
+    @staticmethod
+    def check(max_tests: int | None, max_seconds: float | None) -> None:
+        """Raise UsageError for a ``--max-tests`` below 1 or a ``--max-time`` that is not positive."""
+        if max_tests is not None and max_tests < 1:
+            raise UsageError("--max-tests must be at least 1")
+        if max_seconds is not None and not max_seconds > 0:
+            raise UsageError(f"--max-time must be a positive number of seconds, not {max_seconds:g}")
+
+    @classmethod
+    def of(cls, max_tests: int | None, max_seconds: float | None) -> Budget | None:
+        """The budget of these limits (its clock starts now), or None when neither is set."""
+        return None if max_tests is None and max_seconds is None else cls(max_tests, max_seconds)
 
 
 @dataclass

@@ -15,6 +15,7 @@ caches outcomes by configuration and honours stop requests.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from contextlib import nullcontext
@@ -28,7 +29,10 @@ from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.interpreters import resolve_python, version_of
 from astreduce.oracles import Target
 from astreduce.oracles.options import OracleOptions
-from astreduce.search.session import Interrupted, Session, StopRequest
+from astreduce.oracles import Verdict
+from astreduce.reduce.single import budget_spent
+from astreduce.search.cache import OutcomeStore, default_cache_dir
+from astreduce.search.session import Budget, Interrupted, Session, StopRequest
 from astreduce.slicing.runs import ChildRun, Criterion, Event, Launcher, SliceOracle, encode, record
 
 #: The oldest interpreter the tracing child runs under (``ast`` end positions).
@@ -78,6 +82,11 @@ class SliceResult:
     runs: list[TestRun] = field(default_factory=list)
     verified: bool = False
     interrupted: bool = False
+    budget_ended: bool = False
+    """Stopped by ``--max-tests`` or ``--max-time``: the smallest reproducing set so far, verified (a slice, not
+    1-minimal)."""
+    resumed: int = 0
+    """Outcomes answered by the persistent cache of an earlier run (``--resume``) instead of a test."""
 
     @property
     def events(self) -> list[Event]:
@@ -103,6 +112,8 @@ class SliceResult:
             "runs": [{"applied": len(r.applied), "outcome": str(r.outcome)} for r in self.runs],
             "verified": self.verified,
             "interrupted": self.interrupted,
+            "budget_ended": self.budget_ended,
+            "resumed": self.resumed,
         }
 
 
@@ -149,6 +160,10 @@ def slice_run(
     include: Sequence[str] = (),
     jobs: int = 1,
     stop: StopRequest | None = None,
+    budget: Budget | None = None,
+    resume: bool = False,
+    cache_dir: str | Path | None = None,
+    on_test: Callable[[int, Verdict], None] | None = None,
 ) -> SliceResult:
     """Find a critical slice of a run of ``program``: a 1-minimal set of statement executions that
     reproduces the run's outcome when every other execution is skipped.
@@ -164,6 +179,11 @@ def slice_run(
         include: modules whose statements are events too (imported from the program's folder or sys.path).
         jobs: tests at once; the slice is the same for every value.
         stop: lets a signal handler stop the search between two tests.
+        budget: tests and seconds the search may spend (``--max-tests``, ``--max-time``); then the smallest
+            reproducing set so far is verified and returned, ``budget_ended``.
+        resume, cache_dir: keep outcomes in the persistent cache (``--resume``, by default under
+            ``~/.cache/astreduce``): a rerun of the same program, run and options runs no configuration twice.
+        on_test: hears each test counted, with its number (``--verbose``).
 
     Raises:
         UsageError: options a slice cannot take, an unreadable program or input, a program that does
@@ -191,13 +211,21 @@ def slice_run(
     expect = Target.parse(options.expect, options.match) if options.expect else None
     criterion = Criterion(expect, options.stdout, options.stderr, options.exit_code)
     launcher = Launcher(path, python=python, append=options.append, stdin=stdin_path, include=include, limits=options.limits())
+    store = None
     try:
         original = record(launcher, options.timeout)
         _check_original(original, criterion, path, include)
         oracle = SliceOracle(launcher, original, criterion, options.timeout)
-        return _Search(path, text, oracle, include, jobs, stop, started).run()
+        # a configuration names events by number: the same numbers mean the same events only for the same run
+        run = hashlib.blake2b(repr((text, options.append, include, original.events)).encode(errors="surrogateescape")).hexdigest()
+        store = OutcomeStore(cache_dir or default_cache_dir(), f"{oracle.identity}|{run}") if resume else None
+        session = Session(encode(range(len(original.events))), oracle.judge, start=oracle.start, jobs=jobs, stop=stop,
+                          budget=budget, store=store, on_test=on_test)
+        return _Search(path, text, oracle, include, session, stop, started).run()
     finally:
         launcher.close()
+        if store is not None:
+            store.close()
 
 
 def _check_original(original: ChildRun, criterion: Criterion, path: Path, include: Sequence[str]) -> None:
@@ -216,7 +244,7 @@ class _Search:
     """The two ddmin levels over one session, and what the result needs from them."""
 
     def __init__(
-        self, path: Path, text: str, oracle: SliceOracle, include: Sequence[str], jobs: int,
+        self, path: Path, text: str, oracle: SliceOracle, include: Sequence[str], session: Session,
         stop: StopRequest | None, started: float,
     ) -> None:
         self.path = path
@@ -225,7 +253,7 @@ class _Search:
         self.include = tuple(include)
         self.trace = oracle.original.events
         self.full = encode(range(len(self.trace)))
-        self.session = Session(self.full, oracle.judge, start=oracle.start, jobs=jobs, stop=stop)
+        self.session = session
         self.stop = stop
         self.started = started
         self.runs: list[TestRun] = []
@@ -253,6 +281,8 @@ class _Search:
         finally:
             self.session.close()
             interrupted = interrupted or (self.stop is not None and self.stop.requested)
+        budget_ended = budget_spent(self.session.budget, interrupted, self.stop)
+        interrupted = interrupted and not budget_ended
         verified = self.oracle.judge(encode(self.best)).outcome is Outcome.FAIL
         result = SliceResult(
             program=str(self.path),
@@ -270,6 +300,8 @@ class _Search:
             runs=self.runs,
             verified=verified,
             interrupted=interrupted,
+            budget_ended=budget_ended,
+            resumed=self.session.resumed,
         )
         if interrupted:
             raise ReductionStopped("interrupted", result)
