@@ -286,7 +286,8 @@ def _outputs(place: Path, report: Any) -> dict[str, dict[str, Any]]:
     if place.is_file():
         return {place.name: _file_record(place)}
     if place.is_dir():
-        return {p.relative_to(place).as_posix(): _file_record(p) for p in sorted(place.rglob("*")) if p.is_file()}
+        # astreduce's mark of a result tree (.astreduce-output) is no part of the result
+        return {p.relative_to(place).as_posix(): _file_record(p) for p in sorted(place.rglob("*")) if p.is_file() and p.name != ".astreduce-output"}
     return {}
 
 

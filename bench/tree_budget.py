@@ -10,6 +10,11 @@ original never executes. Run by hand, not in CI::
     python bench/tree_budget.py                                  # every case, -j 2, 300 s
     python bench/tree_budget.py --cases stdlib_email --checkout /path/to/other/checkout
     python bench/tree_budget.py --extra=--no-coverage-first      # main's order of passes
+    python bench/tree_budget.py --pytest pint_1658 --python /path/to/venv/bin/python   # a corpora/pytest case
+
+``--pytest`` takes cases of ``corpora/pytest/`` instead: ``astreduce pytest NODE``
+in a copy of the case's project, its tests run by ``--python`` (an environment
+with the case's ``requires``); the tokens are those of the project's Python files.
 
 ``--checkout`` runs the astreduce of another source folder (put first on
 ``PYTHONPATH``) under the same interpreter: before and after, alternately,
@@ -28,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -49,7 +56,7 @@ def tree_tokens(folder: Path, count: object) -> int | None:
     total = 0
     try:
         for path in folder.rglob("*"):
-            if path.is_file():
+            if path.is_file() and path.name != ".astreduce-output":  # astreduce's mark of a result tree
                 text = path.read_text(encoding="utf-8", errors="replace")
                 try:
                     total += count(text)  # type: ignore[operator]
@@ -60,19 +67,46 @@ def tree_tokens(folder: Path, count: object) -> int | None:
     return total
 
 
-def run_case(case: object, tools: ModuleType, *, jobs: int, budget: float, checkout: Path | None, extra: list[str]) -> dict[str, object]:
+@dataclass(frozen=True)
+class PytestCase:
+    """A case of ``corpora/pytest/``: its project and failing node."""
+
+    name: str
+    project: Path
+    node: str
+
+
+def pytest_cases(names: list[str]) -> list[PytestCase]:
+    found = []
+    for name in names:
+        folder = REPO / "corpora" / "pytest" / name
+        settings = tomllib.loads((folder / "case.toml").read_text(encoding="utf-8"))
+        found.append(PytestCase(name, folder / "project", str(settings["node"])))
+    return found
+
+
+def run_case(
+    case: object, tools: ModuleType, *, jobs: int, budget: float, checkout: Path | None, extra: list[str], python: str | None = None,
+) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(prefix="tree-budget-"))
     try:
-        source = tools.materialise(case, work)
         output, report = work / "out", work / "report.json"
-        args = ["reduce", str(source), *tools.resolve_args(case, work), "-o", str(output), "--report", str(report), "-q"]
+        if isinstance(case, PytestCase):
+            shutil.copytree(case.project, work / "project")
+            args = ["pytest", case.node, "-o", str(output), "--report", str(report), "-q"]
+            args += ["--python", python] if python else []
+            cwd = work / "project"
+        else:
+            source = tools.materialise(case, work)
+            args = ["reduce", str(source), *tools.resolve_args(case, work), "-o", str(output), "--report", str(report), "-q"]
+            cwd = work
         args += ["-j", str(jobs), "--max-time", str(budget), *extra]
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         if checkout is not None:
             env["PYTHONPATH"] = str(checkout)
         load = os.getloadavg()[0]
         started = time.monotonic()
-        process = subprocess.Popen([sys.executable, "-m", "astreduce", *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen([sys.executable, "-m", "astreduce", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         seen: list[tuple[float, int]] = []
         while process.poll() is None:
@@ -85,6 +119,8 @@ def run_case(case: object, tools: ModuleType, *, jobs: int, budget: float, check
         data = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
         final = tree_tokens(output, tools.token_count) if output.is_dir() else None
         row: dict[str, object] = {"case": case.name, "load": round(load, 2), "exit": process.returncode}  # type: ignore[attr-defined]
+        if isinstance(case, PytestCase):
+            row["input"] = tree_tokens(case.project, tools.token_count)
         for mark in MARKS:
             reached = [tokens for at, tokens in seen if at <= mark]
             row[f"{mark}s"] = reached[-1] if reached and mark <= budget else None
@@ -112,16 +148,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--checkout", type=Path, help="run the astreduce of this source folder")
     parser.add_argument("--extra", action="append", default=[], help="one more astreduce option (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--pytest", default="", help="cases of corpora/pytest/ instead (comma-separated names)")
+    parser.add_argument("--python", help="with --pytest: the interpreter that runs the project's tests")
     args = parser.parse_args(argv)
     tools = _tools()
     wanted = {c for c in args.cases.split(",") if c}
     rows = []
     columns = ["case", "load", *(f"{m}s" for m in MARKS), "fixpoint_s", "final", "tests", "unexecuted_tests", "unexecuted_removed"]
+    cases: list[object] = pytest_cases([c for c in args.pytest.split(",") if c]) if args.pytest else list(tools.load_cases())
+    if args.pytest:
+        columns.insert(2, "input")
     print(" | ".join(columns))
-    for case in tools.load_cases():
-        if wanted and case.name not in wanted:
+    for case in cases:
+        if wanted and case.name not in wanted:  # type: ignore[attr-defined]
             continue
-        row = run_case(case, tools, jobs=args.jobs, budget=args.max_time, checkout=args.checkout, extra=args.extra)
+        row = run_case(case, tools, jobs=args.jobs, budget=args.max_time, checkout=args.checkout, extra=args.extra, python=args.python)
         rows.append(row)
         print(" | ".join(str(row.get(c, "")) for c in columns), flush=True)
         if "stderr" in row:

@@ -27,7 +27,7 @@ import pytest
 
 from astreduce.source.imports import ImportGraph, module_name
 from astreduce.reduce.merge import merge
-from astreduce.files import resolve_entry
+from astreduce.files import OUTPUT_MARK, resolve_entry
 from astreduce.files import read_input
 from astreduce.files import write_tree as write_output
 
@@ -67,7 +67,8 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
 
 
 def files_of(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+    """The tree under ``root``, without astreduce's mark of a result tree."""
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file() and p.name != OUTPUT_MARK}
 
 
 def last_error(folder: Path, entry: str) -> str:

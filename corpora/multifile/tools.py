@@ -108,7 +108,11 @@ def load_cases(root: Path | str = ROOT) -> list[Case]:
 
 
 def read_tree(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*")) if p.is_file()}
+    """The files under ``folder``; astreduce's mark of a result tree (``.astreduce-output``) is no part of it."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".astreduce-output"
+    }
 
 
 def write_tree(folder: Path, tree: dict[str, str]) -> Path:
