@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import os
 import signal
 import stat
@@ -462,3 +463,37 @@ def test_a_tree_resumes_after_ctrl_c(tmp_path: Path) -> None:
     assert texts["second"] == texts["full"]
     assert again["resumed"] >= 0.9 * earlier["tests"], (again["resumed"], earlier["tests"])
     assert again["tests"] + again["resumed"] >= 0.9 * full["tests"]
+
+
+def test_the_first_sweep_deletes_shallow_statements_only_the_second_every_level() -> None:
+    """A tree's first rounds go level by level over the whole tree (issue 46): statements nested at most
+    SHALLOW_SWEEP deep in every file, then every statement; other strategies get no sweep."""
+    from astreduce.reduce.sweeps import SHALLOW_SWEEP, sweep_plans
+    from astreduce.search.strategies import Plan, statement_levels
+    from astreduce.source.tree import parse
+    from astreduce.transforms import load_transforms
+
+    tree = parse("import os\n\nclass A:\n    def f(self):\n        if os:\n            x = 1\n        return 2\n\ny = 3\n")
+    shallow, every = sweep_plans(Plan.of(load_transforms()), "auto")
+    levels = statement_levels(tree)
+    found = [sorted(levels[o.target] for o in plan.transforms[0].opportunities(tree)) for plan in (shallow, every)]
+    assert max(found[0]) == SHALLOW_SWEEP == 1 and max(found[1]) == 3 and set(found[0]) < set(found[1])
+    assert sweep_plans(Plan.of(load_transforms()), "hdd") == []
+
+
+def test_a_tree_s_progress_line_shows_files_left_and_tests_per_second(tmp_path: Path) -> None:
+    """Progress that shows a tree's reduction (issue 46): files left of the input's, tests per second, the pass
+    (the coverage groups among them) on each line, when standard error is no terminal."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "main.py").write_text("import helper\nhelper.boom()\n")
+    (tmp_path / "pkg" / "helper.py").write_text("def boom():\n    raise ValueError('boom')\n")
+    for i in range(3):
+        (tmp_path / "pkg" / f"unused_{i}.py").write_text(f"X = {i}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "astreduce", "reduce", "pkg", "--entry", "main.py", "-o", "out", "-j", "1", "--coverage-first"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if re.search(r"\] .*: tests \d+ \([\d.]+/s\), best \d+ tokens", line)]
+    assert lines and all(re.search(r", \d of 5 files$", line) for line in lines), done.stderr
+    assert any("unexecuted files (3)" in line for line in lines), done.stderr

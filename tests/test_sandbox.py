@@ -261,7 +261,8 @@ def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:
     # the original spins for a while before it fails: its budget is ten times that;
     # once a quick candidate reproduces, a runaway one is cut after 0.2 s of CPU
     oracle = ExecOracle(Target.parse("AssertionError:My Test"))
-    slow = "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n    pass\nassert False, 'My Test'\n"
+    # it spins for 0.2 s of its own CPU: its run measures a little less (0.148 s for 0.15 once), still over 0.15
+    slow = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end:\n    pass\nassert False, 'My Test'\n"
     original = oracle.calibrate(slow)
     calibrated = max(MIN_CPU_TIMEOUT, 10 * original.run.seconds)
     assert oracle.cpu_timeout == pytest.approx(calibrated) and calibrated >= 1.5

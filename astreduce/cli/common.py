@@ -159,11 +159,16 @@ class ProgressDisplay:
         if event.pass_name != self.last_pass or now - self.last_draw >= LOG_INTERVAL:
             self.last_pass = event.pass_name
             self.last_draw = now
+            files = f", {event.files[0]} of {event.files[1]} files" if event.files is not None else ""
             click.echo(
-                f"{self.label + ': ' if self.label else ''}[{time.monotonic() - self.started:7.1f}s] {event.pass_name}: tests {event.tests}, "
-                f"best {event.best.tokens} tokens / {event.best.bytes} bytes",
+                f"{self.label + ': ' if self.label else ''}[{now - self.started:7.1f}s] {event.pass_name}: tests {event.tests} "
+                f"({self.rate(event, now)}), best {event.best.tokens} tokens / {event.best.bytes} bytes{files}",
                 err=True,
             )
+
+    def rate(self, event: ProgressEvent, now: float) -> str:
+        """Tests per second so far."""
+        return f"{event.tests / max(now - self.started, 1e-9):.1f}/s"
 
     def __rich__(self) -> Any:
         """The panel as it is now: the last event's figures, and the time so far."""
@@ -178,8 +183,10 @@ class ProgressDisplay:
         else:
             ratio = event.best.tokens / event.original.tokens if event.original.tokens else 1.0
             table.add_row("pass", event.pass_name)
-            table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached)")
+            table.add_row("tests", f"{event.tests} (+{event.cache_hits} cached), {self.rate(event, time.monotonic())}")
             table.add_row("best", f"{event.best.tokens} tokens, {event.best.bytes} bytes, {event.best.lines} lines ({ratio:.1%} of the input)")
+            if event.files is not None:
+                table.add_row("files", f"{event.files[0]} of {event.files[1]} left")
         table.add_row("time", f"{time.monotonic() - self.started:.1f} s")
         return table
 

@@ -262,9 +262,9 @@ def budget_option(command: F) -> F:
 
 #: ``--coverage-first``: for a tree, what the original never runs is tried first (``reduce`` with a directory, ``pytest``).
 coverage_first_option = click.option(
-    "--coverage-first/--no-coverage-first", "coverage_first", default=False, show_default=True,
+    "--coverage-first/--no-coverage-first", "coverage_first", default=None,
     help="A tree: run the original once with coverage, then try first to delete the files it never imports and, "
-    "file by file, the functions, classes and statements it never executes.",
+    "file by file, the functions, classes and statements it never executes [default: for a tree of 20 Python files or more].",
 )
 
 
@@ -290,7 +290,7 @@ def config_from(values: dict[str, Any], options: OracleOptions | None = None, **
         annotate=values.get("annotate", False),
         resume=values.get("resume", False),
         cache_dir=values.get("cache_dir", None),
-        coverage_first=values.get("coverage_first", False),
+        coverage_first=values.get("coverage_first"),
         options=options if options is not None else options_from(values),
         **settings,
     )

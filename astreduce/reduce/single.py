@@ -123,9 +123,10 @@ class ReduceConfig:
     resume: bool = False
     cache_dir: str | Path | None = None
     exhaustive: bool = False
-    coverage_first: bool = False
+    coverage_first: bool | None = None
     """A tree: run the original once with coverage and try first to cut the files it never imports and the code it
-    never executes (``--coverage-first``, :mod:`~astreduce.reduce.unexecuted`)."""
+    never executes (``--coverage-first``, :mod:`~astreduce.reduce.unexecuted`); None: for a tree of
+    :data:`~astreduce.reduce.unexecuted.COVERAGE_FIRST_FILES` Python files or more."""
     cluster: Cluster | None = None
     """Run the tests on this Dask cluster's workers (``--dask``); the original is calibrated there too."""
     max_tests: int | None = None

@@ -43,7 +43,7 @@ import hashlib
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -61,13 +61,14 @@ from astreduce.reduce.single import (
     Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, stopped_if_interrupted, verify_and_format,
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
-from astreduce.reduce.unexecuted import Executed, TracedRun, idle_files, idle_statements, measure_executed, traced
+from astreduce.reduce.unexecuted import (
+    Executed, TracedRun, coverage_first_by_default, idle_files, idle_statements, measure_executed, traced,
+)
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
-from astreduce.transforms import Opportunity, Transform
-from astreduce.source.tree import Tree, is_statement
+from astreduce.reduce.sweeps import sweep_plans
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, write_tree
 from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
@@ -82,37 +83,6 @@ MAX_ROUNDS = 10
 _BINARY = re.compile("[\x00\udc80-\udcff]")
 def _digest(tree: Mapping[str, str]) -> bytes:
     return hashlib.blake2b(encode_tree(tree).encode("utf-8", "surrogateescape"), digest_size=20).digest()
-
-
-class StatementDeletion(Transform):
-    """The ``delete`` transform restricted to statements: the first, cheap sweep over every file.
-
-    Its row in the schedule (:mod:`astreduce.search.schedule`) makes ``auto``
-    run it as hierarchical statement deletion only (module level, then each
-    nesting level). Not registered: it exists only inside a multi-file
-    reduction's first round.
-    """
-
-    name = "delete-statements"
-
-    def __init__(self, inner: Transform) -> None:
-        self.inner = inner
-
-    def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        for opportunity in self.inner.opportunities(tree):
-            if is_statement(tree.nodes[opportunity.target].kind):
-                yield opportunity
-
-
-def sweep_plan(plan: Plan, strategy: str) -> Plan | None:
-    """The first round's cheap plan, or ``None`` when the strategy is not ``auto`` or has no ``delete``."""
-    delete = next((t for t in plan.transforms if t.name == "delete"), None)
-    if strategy != "auto" or delete is None:
-        return None
-    return Plan.of(
-        [StatementDeletion(delete)], rounds=1, extras=False, parse=plan.parse, foreign_parser=plan.foreign_parser,
-        exhaustive=plan.exhaustive,
-    )
 
 
 class TreeReducer:
@@ -241,7 +211,7 @@ class TreeReducer:
                 )
 
             name = event.pass_name if path is None else f"{path}: {event.pass_name}"
-            self.on_progress(ProgressEvent(name, self.tests, self.cache_hits, best, self.original_size.as_size()))
+            self.on_progress(ProgressEvent(name, self.tests, self.cache_hits, best, self.original_size.as_size(), (len(self.best), len(self.original))))
 
         return report
 
@@ -263,8 +233,7 @@ class TreeReducer:
 
     def run(self, rounds: int = MAX_ROUNDS) -> None:
         """Run the passes until a round changes nothing; raises ``Interrupted`` on a stop request."""
-        sweep = sweep_plan(self.plan, self.strategy)
-        plans = ([sweep] if sweep is not None else []) + [self.plan] * rounds
+        plans = sweep_plans(self.plan, self.strategy) + [self.plan] * rounds
         if self.executed is not None and self.executed.known:
             self._cut_unexecuted(self.executed)
         for plan in plans:
@@ -633,12 +602,14 @@ def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage,
 def original_coverage(
     config: ReduceConfig, run: TracedRun, tree: FileTree,
 ) -> tuple[Executed | None, list[str]]:
-    """What the original's run executes (``--coverage-first``), and the note (the result's, said once) of why it is unknown."""
-    if not config.coverage_first:
+    """What the original's run executes (``--coverage-first``, by default for a tree of many Python files), and the
+    note (the result's, said once) of why it is unknown when it was asked for."""
+    asked = config.coverage_first
+    if not (asked if asked is not None else coverage_first_by_default(tree)):
         return None, []
     executed = measure_executed(run, tree)
-    if executed.known:
-        return executed, []
+    if executed.known or asked is None:
+        return (executed if executed.known else None), []
     return None, [f"coverage not measured, so no code is cut first for never running: {executed.why}"]
 
 

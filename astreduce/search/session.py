@@ -102,6 +102,8 @@ class ProgressEvent:
     cache_hits: int
     sizer: Callable[[], Size] = field(repr=False)
     original: Size
+    files: tuple[int, int] | None = None
+    """A tree's reduction: (files left, files in the input)."""
 
     @cached_property
     def best(self) -> Size:

@@ -354,7 +354,7 @@ def run_hdd(session: Session, plan: Plan) -> None:
             return
 
 
-def _statement_levels(tree: Tree) -> dict[int, int]:
+def statement_levels(tree: Tree) -> dict[int, int]:
     """Each statement's level: how many statements it is nested in (in one pass: a parent comes first)."""
     around = [0] * len(tree.nodes)  # the statements a node is, or is nested in
     levels: dict[int, int] = {}
@@ -395,7 +395,7 @@ def _levels(run: StrategyRun, tree: Tree, transform: Transform, kind: str) -> _L
     if (kind, transform.name) not in known:
         by_level: dict[int, list[Opportunity]] = {}
         if kind == "statements":
-            level = _statement_levels(tree)
+            level = statement_levels(tree)
             for o in _offered(run, tree, transform):
                 if o.target in level:
                     by_level.setdefault(level[o.target], []).append(o)
