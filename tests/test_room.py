@@ -52,7 +52,7 @@ from click.testing import CliRunner
 from hostile_world import SEGMENT, World, cgroups_of_gone_processes, left_ipc, make_world, run_watched
 
 from astreduce.cli import main
-from astreduce.oracles import Target
+from astreduce.oracles import Target, Verdict
 from astreduce.run import confine
 from astreduce.oracles.command import CommandOracle, Criteria
 from astreduce.oracles.execution import ExecOracle
@@ -285,7 +285,6 @@ def _predicate(folder: Path) -> tuple[bool, str]:
 
 
 def _pytest(folder: Path) -> tuple[bool, str]:
-    from astreduce.pytest_node import PytestOracle, read_project
 
     project_folder = folder / "project"
     project_folder.mkdir()
@@ -296,14 +295,21 @@ def _pytest(folder: Path) -> tuple[bool, str]:
         "def pytest_configure(config):\n    attack.run(nest=False)\n"
     )
     (project_folder / "test_it.py").write_text('import attack\n\n\ndef test_it():\n    attack.run()\n    raise AssertionError("hostile")\n')
-    project = read_project(project_folder, "test_it.py::test_it", python=sys.executable)
+    verdict, warm = calibrate_warm(project_folder)
+    return verdict.outcome is Outcome.FAIL and warm, f"{verdict.run.describe()}, warm: {warm}"
+
+
+def calibrate_warm(folder: Path) -> tuple[Verdict, bool]:
+    """The pytest oracle calibrated on ``test_it.py::test_it`` of the project in ``folder``: its verdict, and
+    whether it ended warm (a warm pytest configured and served the test)."""
+    from astreduce.pytest_node import PytestOracle, read_project
+
+    project = read_project(folder, "test_it.py::test_it", python=sys.executable)
     oracle = PytestOracle(project, timeout=120)
     try:
-        verdict = oracle.calibrate(project.tree)
-        warm = oracle.pool is not None
+        return oracle.calibrate(project.tree), oracle.pool is not None
     finally:
         oracle.close()
-    return verdict.outcome is Outcome.FAIL and warm, f"{verdict.run.describe()}, warm: {warm}"
 
 
 #: Every path a candidate runs on, and how to make it run the attacking program there.
@@ -424,7 +430,6 @@ except OSError:
 
 
 def test_3_a_conftest_runs_in_the_room_while_the_warm_pytest_configures(world: World, tmp_path: Path) -> None:
-    from astreduce.pytest_node import PytestOracle, read_project
 
     canary = world.outside / "conftest-canary.txt"
     attack = CANARY_IMPORT.format(canary=str(canary), port=world.env["HOSTILE_PORT"])
@@ -434,13 +439,7 @@ def test_3_a_conftest_runs_in_the_room_while_the_warm_pytest_configures(world: W
     )
     (tmp_path / "test_it.py").write_text('def test_it():\n    raise AssertionError("hostile")\n')
     before = world.snapshot()
-    project = read_project(tmp_path, "test_it.py::test_it", python=sys.executable)
-    oracle = PytestOracle(project, timeout=120)
-    try:
-        verdict = oracle.calibrate(project.tree)
-        warm = oracle.pool is not None
-    finally:
-        oracle.close()
+    verdict, warm = calibrate_warm(tmp_path)
     assert verdict.outcome is Outcome.FAIL and warm  # the warm pytest configured (its conftest denied) and served
     assert not canary.exists()
     world.check(before)
