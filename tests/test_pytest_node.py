@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -208,6 +209,36 @@ def test_the_oracle_leaves_no_folder_or_process_behind(project: Path) -> None:
     judged.close()
     assert not judged.private.exists()
     assert all(not z.folder.exists() and z.process.poll() is not None for z in zygotes)
+
+
+def test_a_warm_pytest_retired_while_its_test_runs_still_answers_for_it(project: Path) -> None:
+    """At -j 2 candidates that change what the warm pytest read (a configuration file) start zygotes for their own
+    key, and the oldest key's are retired: one of them was closed while it ran a test, whose end was then awaited
+    forever on a closed descriptor (astreduce hung with no test running)."""
+    from astreduce.pytest_node.oracle import _WarmPending
+
+    judged = PytestOracle(read_project(project, NODE), jobs=2)
+    try:
+        tree = dict(judged.project.tree)
+        judged.calibrate(tree)
+        assert judged.pool is not None and judged.pool.inputs == ("pytest.ini",)
+        test_file = NODE.partition("::")[0]
+        slow = {**tree, test_file: "import time\ntime.sleep(1.5)\n" + tree[test_file]}  # collected in 1.5 s
+        running = judged.start(slow)
+        assert isinstance(running, _WarmPending)
+        others = []
+        for n in (1, 2):  # a new key's zygotes start on its second candidate; the third key retires the first
+            changed = {**tree, "pytest.ini": tree["pytest.ini"] + f"# {n}\n"}
+            others += [judged.start(changed), judged.start(changed)]
+        deadline = time.monotonic() + 120
+        while not running.done():
+            assert time.monotonic() < deadline, "the retired zygote's test never ended"
+            time.sleep(0.05)
+        assert running.wait().outcome is Outcome.FAIL
+        assert all(p.wait().outcome is Outcome.FAIL for p in others)
+        assert not judged.pool.retiring  # the retired zygote is ended once its test is read
+    finally:
+        judged.close()
 
 
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:

@@ -139,3 +139,66 @@ def test_a_python_test_script_is_measured_too(tmp_path: Path) -> None:
     )
     report, _ = _reduce(tmp_path, "--test", str(script), "--coverage-first")
     assert "unexecuted files (1)" in _first_passes(report)
+
+
+READER = '''import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def metric(name):
+    return name
+
+
+def imperial(name):
+    factor = {"inch": 25.4, "foot": 304.8}
+    return factor.get(name, name)
+
+
+def nautical(name):
+    return "nautical " + name
+
+
+def load():
+    units = {}
+    with open(os.path.join(HERE, "table.txt")) as table:
+        for line in table:
+            kind, name = line.split()
+            if kind == "imperial":
+                units[name] = imperial(name)
+            elif kind == "nautical":
+                units[name] = nautical(name)
+            else:
+                units[name] = metric(name)
+    return units
+
+
+units = load()
+if "meter" in units:
+    raise LookupError("meter is defined twice")
+'''
+
+
+def _reader_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "main.py").write_text(READER, encoding="utf-8")
+    rows = [f"{'imperial' if n % 3 else 'nautical'} unit{n}" for n in range(40)]
+    (root / "table.txt").write_text("\n".join([*rows[:20], "metric meter", *rows[20:]]) + "\n", encoding="utf-8")
+    (root / "notes.txt").write_text("Nothing reads these notes.\n" * 5, encoding="utf-8")
+    return root
+
+
+def test_the_data_a_run_reads_is_kept_what_it_never_reads_goes_first_and_coverage_is_measured_again(tmp_path: Path) -> None:
+    _reader_tree(tmp_path)
+    report, out = _reduce(tmp_path, "--entry", "main.py", "--coverage-first", budget=())
+    names = [p["name"] for p in report["passes"]]
+    assert names[0] == "unexecuted files (1)"  # notes.txt: never opened; table.txt was read
+    assert not (out / "notes.txt").exists()
+    table = next(p for p in report["passes"] if p["name"] == "table.txt: lines")  # read, so reduced
+    assert table["tokens_after"] < table["tokens_before"]
+    # the table lost more than half: measured again, and the readers of the rows that went never run now
+    again = names.index("coverage measured again")
+    cut = next(p for p in report["passes"][again + 1:] if p["name"].startswith("unexecuted: main.py"))
+    assert cut["tokens_after"] < cut["tokens_before"]
+    assert "def nautical" not in (out / "main.py").read_text(encoding="utf-8")

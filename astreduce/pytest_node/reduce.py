@@ -2,7 +2,8 @@
 
 The project's files are one tree (:mod:`astreduce.pytest_node.project`):
 the node's test file, the project modules it imports and the conftests on
-its way are reduced; every other file is only kept or deleted. First every
+its way are reduced, and (when coverage goes first) the data files the
+node's run reads; every other file is only kept or deleted. First every
 other test of the test file goes at once (one test); then the tree passes
 of :mod:`astreduce.reduce.tree` run to their fixpoint: whole files deleted,
 modules merged into their only importer, each reduced file reduced while
@@ -27,6 +28,7 @@ from astreduce.pytest_node.oracle import PytestOracle, node_coverage
 from astreduce.pytest_node.project import Project
 from astreduce.reduce.single import Planning, ReduceConfig, to_stderr
 from astreduce.reduce.tree import TreeReducer, guard_tree, original_coverage, resume_store
+from astreduce.reduce.unexecuted import read_data
 from astreduce.source.origins import Lineage
 from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.session import StopRequest, ProgressEvent
@@ -164,12 +166,13 @@ def reduce_pytest_node(
         if options.verbose > 0:
             judged = EchoingOracle(judged, options.verbose, echo or to_stderr)
         store = resume_store(config, judged)
-        executed, said = original_coverage(config, node_coverage(oracle), dict(project.tree))
+        trace = node_coverage(oracle)
+        executed, said = original_coverage(config, trace, dict(project.tree))
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
-            protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced,
+            protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced - read_data(executed),
             store=store, exhaustive=config.exhaustive, budget=config.budget(), keep=config.keep, on_improve=save, on_progress=on_progress,
-            stop=stop, lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed,
+            stop=stop, lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed, trace=trace,
         )
         if save is not None:
             save(dict(project.tree))  # from now on the output exists and reproduces, whatever happens

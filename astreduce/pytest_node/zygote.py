@@ -312,7 +312,10 @@ class Zygote:
             self._died()
 
     def close(self) -> None:
-        """End the process and remove its folder."""
+        """End the process and remove its folder; a test it was running ends as lost (run plain instead)."""
+        if self.running is not None and not self.cancelled and self.running not in self.answers:
+            self.answers[self.running] = Answer("lost", detail="the warm pytest process was ended")
+        self.running = None
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -371,6 +374,8 @@ class ZygotePool:
         """Keys whose zygote could not start: their candidates run plain."""
         self.started = 0
         self._first: tuple[Zygote, dict[str, str]] | None = None
+        self.retiring: list[Zygote] = []
+        """Zygotes of a retired key still running a test: ended when it is released."""
 
     def learned(self, modules: list[str]) -> None:
         """Zygotes started from now on import ``modules`` too (what a learning test's session imported)."""
@@ -440,7 +445,11 @@ class ZygotePool:
         return None
 
     def release(self, zygote: Zygote, answer: Answer) -> None:
-        """After a test: a zygote whose folder the test changed (or that died) is ended."""
+        """After a test: a zygote whose folder the test changed (or that died, or whose key retired) is ended."""
+        if zygote in self.retiring:
+            self.retiring.remove(zygote)
+            zygote.close()
+            return
         if answer.dirty or zygote.dead:
             zygote.close()
             for key, zygotes in self.pools.items():
@@ -450,16 +459,21 @@ class ZygotePool:
                         self.failed.add(key)
 
     def _retire_old(self, keep: tuple[str | None, ...]) -> None:
+        """End the zygotes of the oldest keys; one running a test ends when its test is released."""
         while len(self.pools) > self.KEYS:
             oldest = next(k for k in self.pools if k != keep)
             for zygote in self.pools.pop(oldest):
-                zygote.close()
+                zygote.pump()
+                if zygote.running is not None and not zygote.dead:
+                    self.retiring.append(zygote)
+                else:
+                    zygote.close()
 
     def close(self) -> None:
         if self._first is not None:
             self._first[0].close()
             self._first = None
-        for zygotes in self.pools.values():
-            for zygote in zygotes:
-                zygote.close()
+        for zygote in [*self.retiring, *(z for zygotes in self.pools.values() for z in zygotes)]:
+            zygote.close()
+        self.retiring.clear()
         self.pools.clear()

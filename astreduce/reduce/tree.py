@@ -62,7 +62,7 @@ from astreduce.reduce.single import (
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.reduce.unexecuted import (
-    Executed, TracedRun, coverage_first_by_default, idle_files, idle_statements, measure_executed, traced,
+    Executed, TracedRun, coverage_first_by_default, idle_files, idle_statements, measure_executed, stale, traced,
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
@@ -110,10 +110,15 @@ class TreeReducer:
         place: Place | None = None,
         annotate: bool = False,
         executed: Executed | None = None,
+        trace: TracedRun | None = None,
     ) -> None:
         self.oracle = oracle
         self.executed = executed
         """What the original's run executed, when measured: its idle files and statements go first (:meth:`_cut_unexecuted`)."""
+        self.trace = trace
+        """How coverage is measured again on the best tree when it is stale (:func:`~astreduce.reduce.unexecuted.stale`)."""
+        self.measured: dict[str, str] = dict(original)
+        """The tree coverage was last measured on."""
         self.lineage = lineage if lineage is not None else Lineage(original)
         """The origins of the latest improvement's lines (each saved tree moves it on)."""
         self.place = place
@@ -237,6 +242,7 @@ class TreeReducer:
         if self.executed is not None and self.executed.known:
             self._cut_unexecuted(self.executed)
         for plan in plans:
+            self._measure_again()
             before = self.best_size.key
             self._delete_files()
             self._reduce_files(plan)
@@ -299,6 +305,22 @@ class TreeReducer:
             if applied:
                 self.accept(decode_tree(without_statements(applied)))
             self._end(stats)
+
+    def _measure_again(self) -> None:
+        """Coverage measured again on the best tree when the last measure is stale, and what it shows idle cut."""
+        executed = self.executed
+        if executed is None or not executed.known or self.trace is None:
+            return
+        if not stale(executed, self.measured, self.best, lambda text: self.sizes.file(text).tokens):
+            return
+        self._check_stop()
+        stats = self._begin("coverage measured again")
+        self.measured = dict(self.best)
+        again = measure_executed(self.trace, self.best)
+        self._end(stats)
+        if again.known:
+            self.executed = again
+            self._cut_unexecuted(again)
 
     def _merge_modules(self) -> bool:
         """Merge modules into their only importer, one at a time, until no merge reproduces."""
@@ -567,13 +589,14 @@ def reduce_tree_with(
         plan = planning.plan(config, unparsable=judged.traits.unparsable)
         store = resume_store(config, judged)
         budget = config.budget()
-        executed, said = original_coverage(config, traced(oracle), dict(files))
+        trace = traced(oracle)
+        executed, said = original_coverage(config, trace, dict(files))
         reducer = TreeReducer(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
             tracer=entry_tracer(oracle, foreign_parser=plan.foreign_parser), store=store, exhaustive=config.exhaustive,
             budget=budget, keep=config.keep, on_improve=on_improve, on_progress=on_progress, stop=stop,
-            lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed,
+            lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed, trace=trace,
         )
         if on_improve is not None:
             on_improve(dict(files))  # from now on the output exists and reproduces, whatever happens

@@ -4,13 +4,17 @@ A test of a big tree costs the import of the tree, and most of a big tree is
 code the failing run never touches. So before a tree's usual passes the
 original runs once more with the coverage tracer
 (:mod:`~astreduce.run.coverage`), and :class:`Executed` keeps the lines of
-each file it executed. Then (:func:`idle_files`, :func:`idle_statements`)
-the Python files it never imported are proposed as one group, and in each
-file the statements it never executed: a function or method whose body never
+each file it executed, and the data files it read. Then (:func:`idle_files`,
+:func:`idle_statements`) the files it never imported nor read are proposed as
+one group, and in each file the statements it never executed: a function or method whose body never
 ran, a class whose body never ran, any other statement none of whose lines
 ran (a branch not taken, code after the failure). Each group is tried whole
 in one test; the greedy search splits it only where it fails (code that runs
 only under the tracer's eyes, or a name a never-run line still needs).
+The data files the run reads are reduced like the code (:func:`read_data`:
+a pytest project's unit table is no fixed file), and when the tree has lost
+half its size, or such a data file half of its own, coverage is measured
+again (:func:`stale`): a smaller table runs less of the code that reads it.
 
 Coverage only orders the search: every candidate is still judged by the
 oracle, so wrong coverage costs tests, never a wrong result. A run that
@@ -98,9 +102,30 @@ def measure_executed(run: TracedRun, tree: FileTree) -> Executed:
 
 
 def idle_files(tree: Mapping[str, str], executed: Executed, keep: frozenset[str]) -> list[str]:
-    """The Python files of ``tree`` (less ``keep``) the run never imported, sorted."""
+    """The files of ``tree`` (less ``keep``) the run never imported nor read, sorted. A file read by a process the
+    tracer does not see (not Python, or before Python 3.8) is among them: the group's test fails, and the greedy
+    search splits it."""
     assert executed.lines is not None
-    return sorted(p for p in tree if p not in keep and python_file(p) and p not in executed.lines)
+    return sorted(p for p in tree if p not in keep and p != TRACER_NAME and p not in executed.lines)
+
+
+def read_data(executed: Executed | None) -> frozenset[str]:
+    """The files that are not Python which the run opened for reading (a unit table, a grammar, a fixture): what the
+    failure reads is part of it, to reduce as the code is."""
+    if executed is None or executed.lines is None:
+        return frozenset()
+    return frozenset(p for p in executed.lines if not python_file(p))
+
+
+def stale(executed: Executed, measured: Mapping[str, str], now: Mapping[str, str], size: Callable[[str], int]) -> bool:
+    """Whether coverage measured on the tree ``measured`` is worth measuring again on ``now``: the tree has lost half
+    its size (``size`` of a text), or a data file the run read has (a smaller table runs less of the code)."""
+    if executed.lines is None or now == measured:
+        return False
+    before = sum(size(t) for t in measured.values())
+    if 2 * sum(size(t) for t in now.values()) <= before:
+        return True
+    return any(2 * size(now.get(p, "")) <= size(measured[p]) for p in read_data(executed) if p in measured and size(measured[p]))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Running a tree's oracle once more with this tracer written as the tree's
 ``sitecustomize.py`` (:data:`TRACER`) and the test's folder first on the path
 (:func:`python_path_here`) records, in every Python process of the run, the
-lines executed in the tree's files: through ``sys.monitoring`` on Python 3.12
+lines executed in the tree's files (and, from Python 3.8, the files it opens
+for reading, with no line: the data files it reads): through ``sys.monitoring`` on Python 3.12
 and later (each line reported once, then disabled: the run is barely slower)
 and ``sys.settrace`` before. Each process writes them as JSON to a folder
 outside the tree when it exits (:func:`read_runs` merges them). The tracer is
@@ -74,6 +75,32 @@ else:
 
     sys.settrace(_global)
     threading.settrace(_global)
+
+
+def _audit(event, args):
+    """A file of the folder opened for reading is recorded with no line: a data file the run reads."""
+    if event != "open":
+        return
+    try:
+        path, mode, flags = args[0], args[1], args[2]
+        if mode is not None:
+            if any(c in mode for c in "wax+"):
+                return
+        elif flags & (os.O_WRONLY | os.O_RDWR):
+            return
+        path = os.fspath(path)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if isinstance(path, str):
+            path = os.path.abspath(path)
+            if path.startswith(_ROOT):
+                _LINES.setdefault(path[len(_ROOT):], set())
+    except Exception:  # a hook that raises would fail the open
+        pass
+
+
+if hasattr(sys, "addaudithook"):
+    sys.addaudithook(_audit)
 
 
 def _dump():
