@@ -250,14 +250,14 @@ class TreeReducer:
             if plan is self.plan and self.best_size.key >= before:
                 return
 
-    def _delete_files(self) -> bool:
-        """Delete whole files, greedily: all, halves, ..., single ones."""
+    def _delete_files(self, only: set[str] | None = None) -> bool:
+        """Delete whole files, greedily: all, halves, ..., single ones (``only``: of these files)."""
         self._check_stop()
         tree = self.best
-        paths = [p for p in sorted(tree) if p not in self.protected]
+        paths = [p for p in sorted(tree) if p not in self.protected and (only is None or p in only)]
         if not paths:
             return False
-        stats = self._begin("delete files")
+        stats = self._begin("delete files" if only is None else f"delete files no longer imported ({len(paths)})")
 
         def render(applied: frozenset[int]) -> str:
             gone = {paths[i] for i in applied}
@@ -373,8 +373,9 @@ class TreeReducer:
             if full and path in self.best:
                 self._reduced_in[path] = self._context(path)
             after = {r.module for r in references(path, self.best[path], modules)}
-            if before - after:
-                self._delete_files()
+            if before - after:  # the modules it stopped importing may go whole now (the others wait for the next round)
+                self._delete_files({modules[m] for m in before - after})
+            self._measure_again()
 
     def _context(self, path: str) -> bytes:
         """A digest of what ``path``'s fixpoint depends on: its text, the files it imports, the files importing it."""
