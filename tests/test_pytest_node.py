@@ -323,6 +323,43 @@ def test_a_node_that_cannot_be_reduced_is_exit_2_in_one_line(
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
+def test_what_the_node_runs_or_reads_is_reduced_though_its_test_never_imports_it(tmp_path: Path) -> None:
+    """A module imported from a string (as Django imports its settings) and a data file the run opens were only kept
+    or deleted: now the coverage run shows them and they are reduced like the code the test imports."""
+    root = tmp_path / "project"
+    (root / "app").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (root / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "config.py").write_text(
+        "import importlib\nimport os\n\nSETTINGS = importlib.import_module('app.' + 'settings')\n\n\n"
+        "def limits():\n    with open(os.path.join(os.path.dirname(__file__), 'table.txt')) as table:\n"
+        "        rows = [line.split() for line in table]\n    return {name: int(value) * SETTINGS.SCALE for name, value in rows}\n",
+        encoding="utf-8",
+    )
+    settings = [f"OPTION_{n} = {n}" for n in range(30)]
+    (root / "app" / "settings.py").write_text("\n".join([*settings[:15], "SCALE = 3", *settings[15:]]) + "\n", encoding="utf-8")
+    rows = [f"unit{n} {n}" for n in range(40)]
+    (root / "app" / "table.txt").write_text("\n".join([*rows[:20], "meter 1", *rows[20:]]) + "\n", encoding="utf-8")
+    (root / "tests" / "test_it.py").write_text(
+        "from app.config import limits\n\n\ndef test_it():\n    assert limits()['meter'] == 1\n", encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    done = _astreduce("pytest", "tests/test_it.py::test_it", "-o", str(out), "--report", str(tmp_path / "r.json"), "-j", "2", cwd=root)
+    assert done.returncode == 0, done.stderr
+    passes = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["passes"]
+    settings_passes = [p for p in passes if p["name"].startswith("app/settings.py: ")]
+    table_passes = [p for p in passes if p["name"] == "app/table.txt: lines"]
+    assert sum(p["tokens_before"] - p["tokens_after"] for p in settings_passes) > 0
+    assert sum(p["tokens_before"] - p["tokens_after"] for p in table_passes) > 0
+    assert len(words_of(out / "app" / "settings.py")) <= 3 and len(words_of(out / "app" / "table.txt")) <= 2
+
+
+def words_of(path: Path) -> list[str]:
+    """The words of a file of the result (none when it went)."""
+    return path.read_text(encoding="utf-8").split() if path.is_file() else []
+
+
 def test_the_project_is_reduced_with_the_test_and_fails_the_same_way_in_the_output(project: Path, tmp_path: Path) -> None:
     before = {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*") if p.is_file()}
     original = failure_line(run_pytest(project, NODE))

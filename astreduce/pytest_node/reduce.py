@@ -2,8 +2,9 @@
 
 The project's files are one tree (:mod:`astreduce.pytest_node.project`):
 the node's test file, the project modules it imports and the conftests on
-its way are reduced, and (when coverage goes first) the data files the
-node's run reads; every other file is only kept or deleted. First every
+its way are reduced, and (when coverage goes first) every file the node's
+run executes or reads (a module imported by name, a data file); every
+other file is only kept or deleted. First every
 other test of the test file goes at once (one test); then the tree passes
 of :mod:`astreduce.reduce.tree` run to their fixpoint: whole files deleted,
 modules merged into their only importer, each reduced file reduced while
@@ -28,7 +29,8 @@ from astreduce.pytest_node.oracle import PytestOracle, node_coverage
 from astreduce.pytest_node.project import Project
 from astreduce.reduce.single import Planning, ReduceConfig, to_stderr
 from astreduce.reduce.tree import TreeReducer, guard_tree, original_coverage, resume_store
-from astreduce.reduce.unexecuted import read_data
+from astreduce.reduce.tree_result import is_python
+from astreduce.reduce.unexecuted import touched
 from astreduce.source.origins import Lineage
 from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.session import StopRequest, ProgressEvent
@@ -167,10 +169,13 @@ def reduce_pytest_node(
             judged = EchoingOracle(judged, options.verbose, echo or to_stderr)
         store = resume_store(config, judged)
         trace = node_coverage(oracle)
-        executed, said = original_coverage(config, trace, dict(project.tree))
+        # a project's Python files that the test does not import by name (settings, apps) are only reduced once a run
+        # shows they execute: coverage is measured whenever there are some
+        outside = any(is_python(p, t) for p, t in project.tree.items() if p not in project.reduced)
+        executed, said = original_coverage(config, trace, dict(project.tree), by_default=outside)
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
-            protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced - read_data(executed),
+            protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced - touched(executed),
             store=store, exhaustive=config.exhaustive, budget=config.budget(), keep=config.keep, on_improve=save, on_progress=on_progress,
             stop=stop, lineage=lineage, place=guarded.place, annotate=config.annotate, executed=executed, trace=trace,
         )

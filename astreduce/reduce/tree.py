@@ -624,12 +624,12 @@ def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage,
 
 
 def original_coverage(
-    config: ReduceConfig, run: TracedRun, tree: FileTree,
+    config: ReduceConfig, run: TracedRun, tree: FileTree, by_default: bool = False,
 ) -> tuple[Executed | None, list[str]]:
-    """What the original's run executes (``--coverage-first``, by default for a tree of many Python files), and the
-    note (the result's, said once) of why it is unknown when it was asked for."""
+    """What the original's run executes (``--coverage-first``, by default for a tree of many Python files, or when
+    the caller says ``by_default``), and the note (the result's, said once) of why it is unknown when it was asked for."""
     asked = config.coverage_first
-    if not (asked if asked is not None else coverage_first_by_default(tree)):
+    if not (asked if asked is not None else by_default or coverage_first_by_default(tree)):
         return None, []
     executed = measure_executed(run, tree)
     if executed.known or asked is None:

@@ -11,8 +11,9 @@ ran, a class whose body never ran, any other statement none of whose lines
 ran (a branch not taken, code after the failure). Each group is tried whole
 in one test; the greedy search splits it only where it fails (code that runs
 only under the tracer's eyes, or a name a never-run line still needs).
-The data files the run reads are reduced like the code (:func:`read_data`:
-a pytest project's unit table is no fixed file), and when the tree has lost
+The files the run executes or reads are reduced like the code it imports
+(:func:`touched`: a pytest project's unit table, or the settings Django
+imports by name, are no fixed files), and when the tree has lost
 half its size, or such a data file half of its own, coverage is measured
 again (:func:`stale`): a smaller table runs less of the code that reads it.
 
@@ -107,6 +108,14 @@ def idle_files(tree: Mapping[str, str], executed: Executed, keep: frozenset[str]
     search splits it."""
     assert executed.lines is not None
     return sorted(p for p in tree if p not in keep and p != TRACER_NAME and p not in executed.lines)
+
+
+def touched(executed: Executed | None) -> frozenset[str]:
+    """The files the run executed or read: a module imported by name from a string (Django's settings, apps and
+    URL configuration), a unit table. What the failure runs or reads is part of it, to reduce, not only to keep."""
+    if executed is None or executed.lines is None:
+        return frozenset()
+    return frozenset(executed.lines)
 
 
 def read_data(executed: Executed | None) -> frozenset[str]:
