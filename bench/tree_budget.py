@@ -11,6 +11,7 @@ original never executes. Run by hand, not in CI::
     python bench/tree_budget.py --cases stdlib_email --checkout /path/to/other/checkout
     python bench/tree_budget.py --extra=--no-coverage-first      # main's order of passes
     python bench/tree_budget.py --pytest pint_1658 --python /path/to/venv/bin/python   # a corpora/pytest case
+    python bench/tree_budget.py --cases stdlib_email --extra=--no-coverage-first --reach 6052     # tests to cut what never runs
 
 ``--pytest`` takes cases of ``corpora/pytest/`` instead: ``astreduce pytest NODE``
 in a copy of the case's project, its tests run by ``--python`` (an environment
@@ -87,6 +88,7 @@ def pytest_cases(names: list[str]) -> list[PytestCase]:
 
 def run_case(
     case: object, tools: ModuleType, *, jobs: int, budget: float, checkout: Path | None, extra: list[str], python: str | None = None,
+    reach: int | None = None,
 ) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(prefix="tree-budget-"))
     try:
@@ -131,6 +133,8 @@ def run_case(
         unexecuted = [p for p in data.get("passes", []) if str(p.get("name", "")).startswith("unexecuted")]
         row["unexecuted_tests"] = sum(int(p.get("tests", 0)) for p in unexecuted)
         row["unexecuted_removed"] = sum(int(p.get("tokens_before", 0)) - int(p.get("tokens_after", 0)) for p in unexecuted)
+        if reach is not None:  # the tests the search spent until the tree was that small (None: never)
+            row["tests_to_reach"] = next((int(t) for t, tokens in data.get("history", []) if tokens <= reach), None)
         row["passes"] = [[p.get("name"), p.get("tests"), round(float(p.get("seconds", 0)), 1), p.get("tokens_after")] for p in data.get("passes", [])]
         row["timeline"] = [[round(at, 1), tokens] for at, tokens in seen]
         if process.returncode not in (0, None):
@@ -150,11 +154,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--pytest", default="", help="cases of corpora/pytest/ instead (comma-separated names)")
     parser.add_argument("--python", help="with --pytest: the interpreter that runs the project's tests")
+    parser.add_argument("--reach", type=int, help="also print the tests spent until the tree had at most this many tokens "
+                        "(as the report counts them): run with the tokens the coverage groups end at, and without them")
     args = parser.parse_args(argv)
     tools = _tools()
     wanted = {c for c in args.cases.split(",") if c}
     rows = []
     columns = ["case", "load", *(f"{m}s" for m in MARKS), "fixpoint_s", "final", "tests", "unexecuted_tests", "unexecuted_removed"]
+    if args.reach is not None:
+        columns.append("tests_to_reach")
     cases: list[object] = pytest_cases([c for c in args.pytest.split(",") if c]) if args.pytest else list(tools.load_cases())
     if args.pytest:
         columns.insert(2, "input")
@@ -162,7 +170,9 @@ def main(argv: list[str]) -> int:
     for case in cases:
         if wanted and case.name not in wanted:  # type: ignore[attr-defined]
             continue
-        row = run_case(case, tools, jobs=args.jobs, budget=args.max_time, checkout=args.checkout, extra=args.extra, python=args.python)
+        row = run_case(
+            case, tools, jobs=args.jobs, budget=args.max_time, checkout=args.checkout, extra=args.extra, python=args.python, reach=args.reach,
+        )
         rows.append(row)
         print(" | ".join(str(row.get(c, "")) for c in columns), flush=True)
         if "stderr" in row:
