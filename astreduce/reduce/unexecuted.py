@@ -44,9 +44,9 @@ TracedRun = Callable[[FileTree, str], None]
 
 #: Without ``--coverage-first`` or ``--no-coverage-first``, coverage goes first in a tree of this many Python files or
 #: more (a small tree gains little from it, for one more run of the original). Measured at -j 2 on this project's
-#: quiet 2-core machine: pint 0.20.1 (67 files, 64,452 tokens, a pytest node), 52,552 tokens at 300 s without,
-#: 31,823 with; the standard library's email package (30 files, 39,928 tokens, ``reduce DIR``), 1,549 / 1,187 tokens
-#: at 60 / 120 s and its fixpoint (995) at 180 s without, 1,521 / 1,048 and 161 s with.
+#: 2-core machine, with and without in the same hour: pint 0.20.1 (67 files, 64,452 tokens, a pytest node), 48,375
+#: tokens at 300 s without, 19,524 with; the standard library's email package (30 files, 39,928 tokens, ``reduce DIR``),
+#: 1,589 / 1,266 tokens at 60 / 120 s and its fixpoint (995) at 211 s without, 1,577 / 1,241 and 192 s with.
 COVERAGE_FIRST_FILES = 20
 
 
