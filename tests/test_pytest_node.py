@@ -345,7 +345,10 @@ def test_what_the_node_runs_or_reads_is_reduced_though_its_test_never_imports_it
         "from app.config import limits\n\n\ndef test_it():\n    assert limits()['meter'] == 1\n", encoding="utf-8"
     )
     out = tmp_path / "out"
-    done = _astreduce("pytest", "tests/test_it.py::test_it", "-o", str(out), "--report", str(tmp_path / "r.json"), "-j", "2", cwd=root)
+    done = _astreduce(
+        "pytest", "tests/test_it.py::test_it", "-o", str(out), "--report", str(tmp_path / "r.json"), "-j", "2", "--max-tests", "60",
+        "--no-format", cwd=root,
+    )
     assert done.returncode == 0, done.stderr
     passes = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["passes"]
     settings_passes = [p for p in passes if p["name"].startswith("app/settings.py: ")]
