@@ -119,11 +119,8 @@ def touched(executed: Executed | None) -> frozenset[str]:
 
 
 def read_data(executed: Executed | None) -> frozenset[str]:
-    """The files that are not Python which the run opened for reading (a unit table, a grammar, a fixture): what the
-    failure reads is part of it, to reduce as the code is."""
-    if executed is None or executed.lines is None:
-        return frozenset()
-    return frozenset(p for p in executed.lines if not python_file(p))
+    """Of :func:`touched`, the files that are not Python: what the run read (a unit table, a grammar, a fixture)."""
+    return frozenset(p for p in touched(executed) if not python_file(p))
 
 
 def stale(executed: Executed, measured: Mapping[str, str], now: Mapping[str, str], size: Callable[[str], int]) -> bool:
