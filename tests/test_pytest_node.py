@@ -241,6 +241,54 @@ def test_a_warm_pytest_retired_while_its_test_runs_still_answers_for_it(project:
         judged.close()
 
 
+#: Run in a fresh interpreter in a project folder: the zygote's cache of compiled modules, installed as the zygote
+#: does, then children forked as the zygote forks them, each importing ``lib`` and saying what it found.
+_COMPILED_CHILDREN = """
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("zygote_program", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)
+root = os.getcwd()
+sys.path.insert(0, root)
+sys.dont_write_bytecode = True
+compiled = zygote.CompiledSources(root)
+compiled.install()
+compiles = []
+sys.addaudithook(lambda event, args: compiles.append(os.getpid()) if event == "compile" and str(args[1]).endswith("lib.py") else None)
+path = os.path.join(root, "lib.py")
+
+def child(text, cache):
+    with open(path, "w") as handle:
+        handle.write(text)
+    if cache:
+        compiled.add_file(path)  # as the zygote does for a file a request writes
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        import lib
+        os.write(write, json.dumps([lib.VALUE, compiles.count(os.getpid())]).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    return json.loads(os.read(read, 1000))
+
+print(json.dumps([child("VALUE = 1\\n", True), child("VALUE = 2\\n", False), child("VALUE = 3\\n", True),
+                  child("VALUE = 1\\n", False)]))
+"""
+
+
+def test_a_warm_child_takes_the_code_its_zygote_compiled_only_for_the_same_text(tmp_path: Path) -> None:
+    """The zygote compiles each text of a project module once and its children take that code: a file changed
+    since, even to one of the same size, is compiled again by the child (never the code of another text)."""
+    from astreduce.pytest_node.zygote import ZYGOTE_SCRIPT
+
+    (tmp_path / "run.py").write_text(_COMPILED_CHILDREN, encoding="utf-8")
+    done = subprocess.run([sys.executable, "run.py", str(ZYGOTE_SCRIPT)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=True)
+    # [value the child imported, compiles of lib.py in the child]
+    assert json.loads(done.stdout) == [[1, 0], [2, 1], [3, 0], [1, 0]]
+
+
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
     """Candidates of a corpora project for which warm and plain runs must agree: FAIL, PASS and UNRESOLVED ones."""
     settings = case(name)

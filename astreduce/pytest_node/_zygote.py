@@ -107,6 +107,81 @@ def apply_files(write, delete):
             handle.write(text.encode("utf-8", "surrogateescape"))
 
 
+class CompiledSources(object):
+    """The code of the project's Python modules, compiled here, in the zygote, once per text: a child that
+    imports a module whose file holds a text compiled here takes its code instead of compiling it again (the
+    children inherit this cache, and a candidate changes a file or two of a tree of dozens). Keyed by the exact
+    path the import system loads and checked against the file's bytes, so a file that differs, or a module
+    loaded another way (pytest's assertion rewriting of tests and conftests), compiles as usual."""
+
+    #: Texts kept per file: the best's, and the candidates' that may come back.
+    PER_FILE = 3
+
+    def __init__(self, root):
+        self.prefix = root.rstrip(os.sep) + os.sep
+        self.code = {}  # path -> [(bytes, code)], the latest last
+
+    def add(self, path, data):
+        """Compile ``data``, the text of the file at ``path`` (absolute), unless it is known or does not compile."""
+        kept = self.code.setdefault(path, [])
+        if any(known == data for known, _ in kept):
+            return
+        try:
+            code = compile(data, path, "exec", dont_inherit=True)
+        except Exception:  # the child meets the same error where it counts
+            return
+        kept.append((data, code))
+        del kept[:-self.PER_FILE]
+
+    def add_file(self, path):
+        if path.endswith(".py") and os.path.abspath(path).startswith(self.prefix):
+            try:
+                with open(path, "rb") as handle:
+                    self.add(path, handle.read())
+            except OSError:
+                pass
+
+    def code_for(self, path, data):
+        for known, code in self.code.get(path, ()):
+            if known == data:
+                return code
+        return None
+
+    def install(self):
+        """Let every ``SourceFileLoader`` look here first (inherited by every child forked from now on)."""
+        try:
+            from importlib.machinery import SourceFileLoader
+        except ImportError:  # Python 2: every child compiles what it imports
+            return
+        compiled = self
+        plain = SourceFileLoader.get_code
+
+        def get_code(self, fullname):
+            path = self.get_filename(fullname)
+            if path in compiled.code:
+                try:
+                    code = compiled.code_for(path, self.get_data(path))
+                except OSError:
+                    code = None
+                if code is not None:
+                    return code
+            return plain(self, fullname)
+
+        SourceFileLoader.get_code = get_code
+
+
+def imported_sources(root):
+    """The absolute paths of the project's Python modules this process imported, as their loaders name them."""
+    prefix = root.rstrip(os.sep) + os.sep
+    found = []
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        path = getattr(spec, "origin", None)
+        if isinstance(path, str) and path.endswith(".py") and path.startswith(prefix):
+            found.append(path)
+    return found
+
+
 def folders_state():
     """Every folder's modification time: a test that creates or deletes a file shows here. Walked with a
     list, not recursively: a test may leave folders nested deeper than Python's stack."""
@@ -262,6 +337,7 @@ def child(config, probe, request, report_fd, setup):
         finally:
             config._ensure_unconfigure()
         result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES)}
+        result["sources"] = [p for p in imported_sources(os.getcwd()) if p not in setup["compiled"].code]
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
     except BaseException as error:  # pytest's own machinery failed (a usage error, a conftest that fails)
@@ -280,7 +356,11 @@ def child(config, probe, request, report_fd, setup):
 
 def run_one(config, probe, request, setup, requests, out):
     """One test: the folder brought to the candidate, a child forked, its result (or its end) awaited."""
-    apply_files(request.get("write", {}), request.get("delete", []))
+    write = request.get("write", {})
+    apply_files(write, request.get("delete", []))
+    compiled = setup["compiled"]
+    for path in write:
+        compiled.add_file(os.path.abspath(path))
     before = folders_state()
     started = time.time()
     read_fd, write_fd = os.pipe()
@@ -337,6 +417,8 @@ def run_one(config, probe, request, setup, requests, out):
     answer["id"] = request.get("id")
     answer["seconds"] = time.time() - started
     answer["dirty"] = folders_state() != before
+    for path in answer.pop("sources", None) or ():  # modules the child compiled: here from now on
+        compiled.add_file(path)
     if answer.get("modules"):
         # what the session imported lazily (a plugin's summary importing hypothesis): once, here
         answer["modules"] = preimport(answer["modules"], os.getcwd())
@@ -391,6 +473,8 @@ def serve_tests():
         "ready": True, "pytest": pytest.__version__, "python": sys.executable,
         "inputs": sorted(inputs), "preimported": len(imported),
     })
+    setup["compiled"] = CompiledSources(root)  # the children's compiled modules (not part of the JSON setup)
+    setup["compiled"].install()
     if hasattr(gc, "freeze"):
         gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
     while True:
