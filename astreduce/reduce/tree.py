@@ -118,7 +118,8 @@ class TreeReducer:
         self.trace = trace
         """How coverage is measured again on the best tree when it is stale (:func:`~astreduce.reduce.unexecuted.stale`)."""
         self.measured: dict[str, str] = dict(original)
-        """The tree coverage was last measured on."""
+        """The tree coverage was last measured on, less what its groups then cut: code that never ran takes
+        nothing from what runs, so only what the later passes take can make the coverage stale."""
         self.lineage = lineage if lineage is not None else Lineage(original)
         """The origins of the latest improvement's lines (each saved tree moves it on)."""
         self.place = place
@@ -297,8 +298,7 @@ class TreeReducer:
 
             applied = apply_greedily(self.trees, len(files), without_files)
             if applied and self.accept(decode_tree(without_files(applied))):
-                # files that never ran take nothing from what runs: the coverage is no staler without them
-                self.measured = {p: t for p, t in self.measured.items() if p in self.best}
+                self.measured = {p: t for p, t in self.measured.items() if p in self.best}  # no staler without them
             self._end(stats)
 
     def _reduce_read_data(self, executed: Executed) -> None:
@@ -328,8 +328,8 @@ class TreeReducer:
                 return encode_tree({**base, path: idle.without(sorted(applied))})
 
             applied = apply_greedily(self.trees, len(idle.idle), without_statements, memory=self.idle_memory)
-            if applied:
-                self.accept(decode_tree(without_statements(applied)))
+            if applied and self.accept(decode_tree(without_statements(applied))):
+                self.measured[path] = self.best[path]  # what never ran went: the coverage is no staler
             self._end(stats)
 
     def _measure_again(self) -> bool:
