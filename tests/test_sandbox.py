@@ -196,6 +196,31 @@ def test_a_grandchild_that_leaves_the_process_group_is_killed_too(name: str, tmp
         pytest.fail(f"process {escaped} outlived its test")
 
 
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/pids", os.W_OK), reason="needs a writable pids cgroup (root)")
+def test_a_cgroup_whose_process_still_lives_is_killed_and_drains_while_the_next_test_runs() -> None:
+    """A test's end does not wait for its killed process to exit: the cgroup drains, is looked at again when the
+    next cgroup is wanted, and serves again once empty; what lived in it is dead."""
+    from astreduce.run import cgroups
+
+    cap = cgroups.ProcessGroupCap(16)
+    path = cap.path
+    assert path is not None
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # no audit event shows it
+    try:
+        cap.join(sleeper.pid)
+        assert not cap.unused()
+        cap.release_unused()
+        assert cap.path is None and (path, 16) in cgroups._draining  # handed back at once, not waited for
+        assert sleeper.wait(timeout=10) == -9  # killed
+        following = cgroups.ProcessGroupCap(16)
+        assert (path, 16) not in cgroups._draining and following.path == path  # drained, then served again
+        assert following.unused()
+        following.kill_all()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
 def _processes_mentioning(marker: str) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
