@@ -28,9 +28,9 @@ from astreduce.oracles.tree import encode_tree
 from astreduce.pytest_node.oracle import PytestOracle, node_coverage
 from astreduce.pytest_node.project import Project
 from astreduce.reduce.single import Planning, ReduceConfig, to_stderr
-from astreduce.reduce.tree import TreeReducer, guard_tree, original_coverage, resume_store
+from astreduce.reduce.tree import TreeReducer, guard_tree, resume_store
 from astreduce.reduce.tree_result import is_python
-from astreduce.reduce.unexecuted import touched
+from astreduce.reduce.unexecuted import original_coverage, touched
 from astreduce.source.origins import Lineage
 from astreduce.reduce.tree_result import TreeResult
 from astreduce.search.session import StopRequest, ProgressEvent
@@ -172,7 +172,7 @@ def reduce_pytest_node(
         # a project's Python files that the test does not import by name (settings, apps) are only reduced once a run
         # shows they execute: coverage is measured whenever there are some
         outside = any(is_python(p, t) for p, t in project.tree.items() if p not in project.reduced)
-        executed, said = original_coverage(config, trace, dict(project.tree), by_default=outside)
+        executed, said = original_coverage(config.coverage_first, trace, dict(project.tree), by_default=outside)
         reducer = TreeReducer(
             project.tree, judged, plan, strategy=config.strategy, jobs=config.jobs,
             protected=frozenset({project.test_file}), fixed=frozenset(project.tree) - project.reduced - touched(executed),

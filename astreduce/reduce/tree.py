@@ -62,7 +62,7 @@ from astreduce.reduce.single import (
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.reduce.unexecuted import (
-    Executed, TracedRun, coverage_first_by_default, idle_files, idle_statements, measure_executed, read_data, stale, traced,
+    Executed, TracedRun, idle_files, idle_statements, measure_executed, original_coverage, read_data, stale, traced,
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
@@ -260,27 +260,34 @@ class TreeReducer:
             if plan is self.plan and self.best_size.key >= before:
                 return
 
-    def _delete_files(self, only: set[str] | None = None) -> bool:
-        """Delete whole files, greedily: all, halves, ..., single ones (``only``: of these files)."""
-        self._check_stop()
+    def _greedy_pass(self, name: str, count: int, render: Callable[[frozenset[int]], str], memory: Memory | None = None) -> bool:
+        """A pass of the greedy search over ``count`` changes of the best tree (``render``: the tree with the applied
+        ones, encoded); whether the smaller tree was kept."""
+        stats = self._begin(name)
+        applied = apply_greedily(self.trees, count, render, memory=memory)
+        changed = bool(applied) and self.accept(decode_tree(render(applied)))
+        self._end(stats)
+        return changed
+
+    def _without_files(self, paths: list[str]) -> Callable[[frozenset[int]], str]:
+        """The best tree without the chosen ``paths`` (by index), encoded."""
         tree = self.best
-        paths = [p for p in sorted(tree) if p not in self.protected and (only is None or p in only)]
-        if not paths:
-            return False
-        stats = self._begin("delete files" if only is None else f"delete files no longer imported ({len(paths)})")
 
         def render(applied: frozenset[int]) -> str:
             gone = {paths[i] for i in applied}
             return encode_tree({p: t for p, t in tree.items() if p not in gone})
 
-        applied = apply_greedily(self.trees, len(paths), render, memory=self.memory)
-        changed = bool(applied) and self.accept(decode_tree(render(applied)))
-        self._end(stats)
-        return changed
+        return render
+
+    def _delete_files(self, only: set[str] | None = None) -> bool:
+        """Delete whole files, greedily: all, halves, ..., single ones (``only``: of these files)."""
+        self._check_stop()
+        paths = [p for p in sorted(self.best) if p not in self.protected and (only is None or p in only)]
+        name = "delete files" if only is None else f"delete files no longer imported ({len(paths)})"
+        return bool(paths) and self._greedy_pass(name, len(paths), self._without_files(paths), self.memory)
 
     def _cut_unexecuted(self, executed: Executed) -> None:
-        """The files the run never imported nor read, in one group, then in each file the statements it never
-        executed, a group per file; the greedy search splits a group only where it fails."""
+        """The idle files in one group, then each file's idle statements; the greedy search splits a group where it fails."""
         self._cut_idle_files(executed)
         self._cut_idle_statements(executed)
 
@@ -288,23 +295,12 @@ class TreeReducer:
         """The files the run never imported nor read, in one group."""
         self._check_stop()
         files = idle_files(self.best, executed, self.protected)
-        if files:
-            stats = self._begin(f"unexecuted files ({len(files)})")
-            tree = self.best
-
-            def without_files(applied: frozenset[int]) -> str:
-                gone = {files[i] for i in applied}
-                return encode_tree({p: t for p, t in tree.items() if p not in gone})
-
-            applied = apply_greedily(self.trees, len(files), without_files)
-            if applied and self.accept(decode_tree(without_files(applied))):
-                self.measured = {p: t for p, t in self.measured.items() if p in self.best}  # no staler without them
-            self._end(stats)
+        if files and self._greedy_pass(f"unexecuted files ({len(files)})", len(files), self._without_files(files)):
+            self.measured = {p: t for p, t in self.measured.items() if p in self.best}  # no staler without them
 
     def _reduce_read_data(self, executed: Executed) -> None:
-        """The data files the run reads (a unit table), largest first, before the statements it never executed: each
-        test of the original parses the whole table, so every later test is cheaper (pint: ~1 s a test before its
-        table is cut, ~0.2 s after), and a smaller table runs less code, which coverage measured again then cuts."""
+        """The data files the run reads (a unit table), largest first: every test reads less (pint: ~1 s a test
+        before its table is cut, ~0.2 s after), and a smaller table runs less code, which coverage then shows."""
         for path in sorted(read_data(executed), key=lambda p: (-len(self.best.get(p, "")), p)):
             self._check_stop()
             if path in self.best and path not in self.fixed and path not in self.protected:
@@ -321,16 +317,14 @@ class TreeReducer:
             idle = idle_statements(text, executed.lines.get(path, frozenset()))
             if idle is None:
                 continue
-            stats = self._begin(f"unexecuted: {path} ({len(idle.idle)} statements)")
             base = self.best
 
             def without_statements(applied: frozenset[int]) -> str:
                 return encode_tree({**base, path: idle.without(sorted(applied))})
 
-            applied = apply_greedily(self.trees, len(idle.idle), without_statements, memory=self.idle_memory)
-            if applied and self.accept(decode_tree(without_statements(applied))):
+            name = f"unexecuted: {path} ({len(idle.idle)} statements)"
+            if self._greedy_pass(name, len(idle.idle), without_statements, self.idle_memory):
                 self.measured[path] = self.best[path]  # what never ran went: the coverage is no staler
-            self._end(stats)
 
     def _measure_again(self) -> bool:
         """Coverage measured again on the best tree when the last measure is stale, and what it shows idle cut;
@@ -619,7 +613,7 @@ def reduce_tree_with(
         store = resume_store(config, judged)
         budget = config.budget()
         trace = traced(oracle)
-        executed, said = original_coverage(config, trace, dict(files))
+        executed, said = original_coverage(config.coverage_first, trace, dict(files))
         reducer = TreeReducer(
             files, judged, plan, strategy=strategy, jobs=jobs,
             protected=frozenset({entry}) if entry is not None else frozenset(),
@@ -649,20 +643,6 @@ def guard_tree(oracle: Oracle[FileTree], config: ReduceConfig, lineage: Lineage,
         oracle, options=config.options, lineage=lineage, tree_of=lambda tree: tree, parses=planning.parses,
         python_files=lambda path: is_python(path, lineage.original.get(path, "")),
     )
-
-
-def original_coverage(
-    config: ReduceConfig, run: TracedRun, tree: FileTree, by_default: bool = False,
-) -> tuple[Executed | None, list[str]]:
-    """What the original's run executes (``--coverage-first``, by default for a tree of many Python files, or when
-    the caller says ``by_default``), and the note (the result's, said once) of why it is unknown when it was asked for."""
-    asked = config.coverage_first
-    if not (asked if asked is not None else by_default or coverage_first_by_default(tree)):
-        return None, []
-    executed = measure_executed(run, tree)
-    if executed.known or asked is None:
-        return (executed if executed.known else None), []
-    return None, [f"coverage not measured, so no code is cut first for never running: {executed.why}"]
 
 
 def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore | None:

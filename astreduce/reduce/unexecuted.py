@@ -102,6 +102,18 @@ def measure_executed(run: TracedRun, tree: FileTree) -> Executed:
     return Executed(lines)
 
 
+def original_coverage(asked: bool | None, run: TracedRun, tree: FileTree, by_default: bool = False) -> tuple[Executed | None, list[str]]:
+    """What the original's run executes when ``asked`` (``--coverage-first``; None: by default for a tree of many
+    Python files, or when the caller says ``by_default``), and the note (the result's, said once) of why it is
+    unknown when it was asked for."""
+    if not (asked if asked is not None else by_default or coverage_first_by_default(tree)):
+        return None, []
+    executed = measure_executed(run, tree)
+    if executed.known or asked is None:
+        return (executed if executed.known else None), []
+    return None, [f"coverage not measured, so no code is cut first for never running: {executed.why}"]
+
+
 def idle_files(tree: Mapping[str, str], executed: Executed, keep: frozenset[str]) -> list[str]:
     """The files of ``tree`` (less ``keep``) the run never imported nor read, sorted. A file read by a process the
     tracer does not see (not Python, or before Python 3.8) is among them: the group's test fails, and the greedy
