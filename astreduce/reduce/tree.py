@@ -158,8 +158,8 @@ class TreeReducer:
         self.memory = Memory()
         """What the deletions of whole files remember from round to round (stale ones are parked)."""
         self.idle_memory = Memory()
-        """The idle statements that could not go alone: when coverage is measured again they are tried once,
-        together, not one by one again (pint: ~6 s of tests that took nothing)."""
+        """The idle statements that could not go alone: when coverage is measured again, those still idle are tried
+        together at the end of their file's group, not one by one again."""
         self.current: Session | None = None
         self.totals = {"tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0}
         self.passes: list[PassStats] = []
