@@ -261,7 +261,7 @@ def child(text, cache):
     with open(path, "w") as handle:
         handle.write(text)
     if cache:
-        compiled.add_file(path)  # as the zygote does for a file a request writes
+        compiled.add_file(path)  # as the zygote does for a module its children loaded, when a request writes it
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:

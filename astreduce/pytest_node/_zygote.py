@@ -120,6 +120,7 @@ class CompiledSources(object):
     def __init__(self, root):
         self.prefix = root.rstrip(os.sep) + os.sep
         self.code = {}  # path -> [(bytes, code)], the latest last
+        self.loader = None  # SourceFileLoader, once installed
 
     def add(self, path, data):
         """Compile ``data``, the text of the file at ``path`` (absolute), unless it is known or does not compile."""
@@ -134,12 +135,29 @@ class CompiledSources(object):
         del kept[:-self.PER_FILE]
 
     def add_file(self, path):
-        if path.endswith(".py") and os.path.abspath(path).startswith(self.prefix):
-            try:
-                with open(path, "rb") as handle:
-                    self.add(path, handle.read())
-            except OSError:
-                pass
+        try:
+            with open(path, "rb") as handle:
+                self.add(path, handle.read())
+        except OSError:
+            pass
+
+    def written(self, paths):
+        """A request wrote these files (relative): the modules a child loaded before are compiled for the next."""
+        for path in paths:
+            path = os.path.abspath(path)
+            if path in self.code:
+                self.add_file(path)
+
+    def loaded(self, names):
+        """Of the modules ``names``, the project's files a ``SourceFileLoader`` loaded that are not known here."""
+        found = []
+        for name in names:
+            spec = getattr(sys.modules.get(name), "__spec__", None)
+            path = getattr(spec, "origin", None)
+            if (self.loader is not None and isinstance(getattr(spec, "loader", None), self.loader)
+                    and isinstance(path, str) and path.startswith(self.prefix) and path not in self.code):
+                found.append(path)
+        return found
 
     def code_for(self, path, data):
         for known, code in self.code.get(path, ()):
@@ -168,18 +186,7 @@ class CompiledSources(object):
             return plain(self, fullname)
 
         SourceFileLoader.get_code = get_code
-
-
-def imported_sources(root):
-    """The absolute paths of the project's Python modules this process imported, as their loaders name them."""
-    prefix = root.rstrip(os.sep) + os.sep
-    found = []
-    for module in list(sys.modules.values()):
-        spec = getattr(module, "__spec__", None)
-        path = getattr(spec, "origin", None)
-        if isinstance(path, str) and path.endswith(".py") and path.startswith(prefix):
-            found.append(path)
-    return found
+        self.loader = SourceFileLoader
 
 
 def folders_state():
@@ -337,7 +344,7 @@ def child(config, probe, request, report_fd, setup):
         finally:
             config._ensure_unconfigure()
         result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES)}
-        result["sources"] = [p for p in imported_sources(os.getcwd()) if p not in setup["compiled"].code]
+        result["sources"] = setup["compiled"].loaded([n for n in list(sys.modules) if n not in before])
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
     except BaseException as error:  # pytest's own machinery failed (a usage error, a conftest that fails)
@@ -356,11 +363,9 @@ def child(config, probe, request, report_fd, setup):
 
 def run_one(config, probe, request, setup, requests, out):
     """One test: the folder brought to the candidate, a child forked, its result (or its end) awaited."""
-    write = request.get("write", {})
-    apply_files(write, request.get("delete", []))
+    apply_files(request.get("write", {}), request.get("delete", []))
     compiled = setup["compiled"]
-    for path in write:
-        compiled.add_file(os.path.abspath(path))
+    compiled.written(request.get("write", {}))
     before = folders_state()
     started = time.time()
     read_fd, write_fd = os.pipe()
