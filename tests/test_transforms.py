@@ -345,7 +345,7 @@ MODULES = (
     "string.py", "textwrap.py", "timeit.py", "tokenize.py", "types.py", "enum.py", "ast.py",
 )
 DROPS_PER_MODULE = 200
-PROPOSALS_PER_TRANSFORM = 20
+PROPOSALS_PER_TRANSFORM = 12
 RENAMES_PER_MODULE = 10
 
 

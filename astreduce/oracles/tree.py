@@ -41,7 +41,7 @@ from typing import Generic, TypeVar
 
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.files import FileTree, materialise
-from astreduce.interpreters import require_worker_python, resolve_python
+from astreduce.interpreters import require_worker_python, resolve_python, version_of
 from astreduce.oracles import Finished, Oracle, Pending, Target, Traits, Verdict
 from astreduce.run import Run, frames_from, frames_in_text
 from astreduce.run._worker_main import REPORT_MARK
@@ -65,6 +65,7 @@ from astreduce.run.sandbox import (
     remove_workdir,
 )
 from astreduce.run.spare import Job
+from astreduce.run.trace import TreeTracer
 from astreduce.run.worker import WORKER_SCRIPT
 from astreduce.outcome import Outcome
 
@@ -206,7 +207,7 @@ class DirectoryOracle:
     @property
     def traits(self) -> Traits:
         """Under the exec oracle the entry runs as Python under :attr:`python`; a command's traits otherwise.
-        A file's values are traced by running the entry (:func:`~astreduce.reduce.tree.entry_tracer`), not
+        A file's values are traced by running the entry (:func:`entry_tracer`), not
         by a tracer of one text."""
         if self.command is not None:
             return self.command.traits.passed_on(raised_at=self.raised_at)
@@ -540,3 +541,20 @@ class EncodedTree(Adapter[str, FileTree]):
 
     def convert(self, text: str) -> dict[str, str]:
         return decode_tree(text)
+
+
+def entry_tracer(oracle: TreeOracle, *, foreign_parser: bool) -> Callable[[str, Mapping[str, str]], TreeTracer | None] | None:
+    """How ``value-from-trace`` records a file's values: the tree's entry runs, the file instrumented.
+
+    As for one file, only when the tree runs as Python (its traits name an
+    interpreter: the exec oracle), and only when that interpreter reads the
+    file as ours does.
+    """
+    entry, python = oracle.entry, oracle.traits.python
+    if python is None or entry is None or foreign_parser or version_of(python) < (3, 8):
+        return None
+
+    def tracer(path: str, tree: Mapping[str, str]) -> TreeTracer:
+        return TreeTracer(tuple(tree.items()), entry, path, python=oracle.python, limits=oracle.limits)
+
+    return tracer

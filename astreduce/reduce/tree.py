@@ -55,7 +55,6 @@ from astreduce.source.measure import Size
 from astreduce.reduce.merge import merge
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
-from astreduce.interpreters import version_of
 from astreduce.run.trace import TreeTracer
 from astreduce.reduce.single import (
     Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, stopped_if_interrupted, verify_and_format,
@@ -66,12 +65,12 @@ from astreduce.reduce.unexecuted import (
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
-from astreduce.search.greedy import Memory, apply_greedily
-from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
+from astreduce.search.greedy import Memory, apply_greedily, name_counts
+from astreduce.search.strategies import Plan, StrategyRun, lines_of, run_strategy, unit_pass
 from astreduce.reduce.sweeps import sweep_plans
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, write_tree
 from astreduce.oracles import Oracle, Verdict
-from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree
+from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree, entry_tracer
 from astreduce.oracles.place import Place, place_of
 from astreduce.reduce.guards import Guarded, guard
 from astreduce.reduce.provenance import Provenance, annotated
@@ -166,6 +165,9 @@ class TreeReducer:
         self.history: list[tuple[int, int]] = [(0, self.best_size.tokens)]
         self.merges: list[tuple[str, str]] = []
         self._reduced_in: dict[str, bytes] = {}
+        self._runs: dict[str, StrategyRun] = {}
+        """What ``auto`` learnt on each file in the full rounds (stale edits, passes that took nothing): a file
+        reduced again, after its context changed, is tested where it or what it touches changed."""
 
     # --- counters and state ---------------------------------------------------
 
@@ -401,9 +403,17 @@ class TreeReducer:
 
     def _context(self, path: str) -> bytes:
         """A digest of what ``path``'s fixpoint depends on: its text, the files it imports, the files importing it."""
+        return _digest({p: self.best[p] for p in [path, *self._related(path)]})
+
+    def _related(self, path: str) -> list[str]:
         graph = ImportGraph.of(self.best)
-        related = sorted(graph.imported_by(path) | graph.importers(path))
-        return _digest({p: self.best[p] for p in [path, *related]})
+        return sorted(graph.imported_by(path) | graph.importers(path))
+
+    def _run_of(self, path: str) -> StrategyRun:
+        """``path``'s run of ``auto`` in the full rounds, its names counted where its related files use them."""
+        run = self._runs.setdefault(path, StrategyRun(self.plan))
+        run.memory.outside = name_counts("\n".join(self.best[p] for p in self._related(path)))
+        return run
 
     def _reduce_file(self, path: str, plan: Plan) -> None:
         """The single-file strategy with ``plan`` on ``path``, the rest of the tree fixed."""
@@ -425,7 +435,8 @@ class TreeReducer:
         configure_tracing(plan.transforms, tracer, enabled=tracer is not None)
         try:
             if python:
-                run_strategy(self.strategy if plan is self.plan else "auto", session, plan)
+                full = plan is self.plan
+                run_strategy(self.strategy if full else "auto", session, plan, self._run_of(path) if full else None)
             else:
                 unit_pass(session, "lines", lines_of(text), partial(apply_greedily, memory=Memory(retry_stale=self.exhaustive)))
         finally:
@@ -650,23 +661,6 @@ def resume_store(config: ReduceConfig, oracle: Oracle[FileTree]) -> OutcomeStore
     if not config.resume:
         return None
     return OutcomeStore(config.cache_dir or default_cache_dir(), f"{oracle.identity}|tree")
-
-
-def entry_tracer(oracle: TreeOracle, *, foreign_parser: bool) -> Callable[[str, Mapping[str, str]], TreeTracer | None] | None:
-    """How ``value-from-trace`` records a file's values: the tree's entry runs, the file instrumented.
-
-    As for one file, only when the tree runs as Python (its traits name an
-    interpreter: the exec oracle), and only when that interpreter reads the
-    file as ours does.
-    """
-    entry, python = oracle.entry, oracle.traits.python
-    if python is None or entry is None or foreign_parser or version_of(python) < (3, 8):
-        return None
-
-    def tracer(path: str, tree: Mapping[str, str]) -> TreeTracer:
-        return TreeTracer(tuple(tree.items()), entry, path, python=oracle.python, limits=oracle.limits)
-
-    return tracer
 
 
 def reduce_directory(

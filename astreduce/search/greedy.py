@@ -71,6 +71,9 @@ class Memory:
     """Test stale single edits one by one again (``--exhaustive``): slower, 1-minimal in every round."""
     stale: dict[bytes, bytes] = field(default_factory=dict)
     chunks: dict[str, tuple[int, int]] = field(default_factory=dict)
+    outside: Counter[str] = field(default_factory=Counter)
+    """How often names occur where the program goes on (a tree's files related to this one): counted with the
+    text's own in :func:`names_key`, so that a use gone in another file makes its definition's deletion new."""
 
     def chunks_pay(self, pass_name: str) -> bool:
         """Whether a pass should try chunks of several opportunities first: not once :data:`CHUNK_TRIES`
@@ -182,7 +185,7 @@ def apply_greedily(
         if chunk == 1:
             base_text = render(applied)
             texts = {i: render(applied | {i}) for i in remaining}
-            counts = name_counts(base_text)
+            counts = name_counts(base_text) + memory.outside
             for i in remaining:
                 keys[i], removed = _change(base_text, texts[i])
                 names[i] = names_key(counts, removed)

@@ -479,8 +479,11 @@ def _first_candidate(found: _NodePass) -> str:
     return _render_applied(NodeReducer(found.tree), found.proposals, frozenset(range(len(found.proposals))))
 
 
-def run_auto(session: Session, plan: Plan) -> None:
-    run = StrategyRun(plan)  # a pass's yield on another file (of a tree) says little about this one: a run of its own
+def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> None:
+    """``auto`` on ``session``; ``run``: what an earlier run on the same text's file learnt (a tree's later round),
+    else a run of its own (a pass's yield on another file says little about this one)."""
+    run = run if run is not None else StrategyRun(plan)
+    run.confirming = False
     phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
     for _ in range(plan.rounds):
         run.next_pass = None  # a pass found in the last round has that round's search
@@ -654,10 +657,17 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-def run_strategy(name: str, session: Session, plan: Plan) -> None:
-    """Run strategy ``name`` on ``session``; the best result ends up in ``session.best``."""
+def run_strategy(name: str, session: Session, plan: Plan, run: StrategyRun | None = None) -> None:
+    """Run strategy ``name`` on ``session``; the best result ends up in ``session.best``.
+
+    ``run``: what ``auto`` learnt on this file before (its stale edits, the passes that took nothing), so that
+    a tree's later rounds test what changed; the other strategies start afresh.
+    """
     try:
         strategy = STRATEGIES[name]
     except KeyError:
         raise UsageError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}") from None
-    strategy.run(session, plan)
+    if run is not None and strategy.run is run_auto:
+        run_auto(session, plan, run)
+    else:
+        strategy.run(session, plan)
