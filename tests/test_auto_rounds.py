@@ -3,7 +3,10 @@ not retested, passes that took nothing asleep until a confirming round, no line 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 
 from astreduce.search.schedule import row
 from astreduce.oracles import Prepared, Verdict
@@ -13,7 +16,8 @@ from astreduce.search.greedy import Memory, apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
 from astreduce.oracles.alike import CodeKey, code_key
 from astreduce.search.session import Session
-from astreduce.search.strategies import counts_as_token, tokens_of
+from astreduce.search.strategies import Plan, StrategyRun, counts_as_token, run_auto, tokens_of
+from astreduce.transforms import load_transforms
 from astreduce.transforms.constants import ValueFromTrace
 from test_hoisting import Contains
 
@@ -177,3 +181,61 @@ def test_the_token_pass_deletes_tokens_never_line_ends_blanks_or_comments() -> N
 def test_value_from_trace_is_confirmed_like_a_deletion() -> None:
     # a traced value may become the needed one through a change far away, as a definition may go
     assert row(ValueFromTrace.name).far_reaching
+
+
+class ContainsAll(Contains):
+    """FAIL iff the candidate compiles and contains every one of the texts."""
+
+    def __init__(self, texts: tuple[str, ...]) -> None:
+        super().__init__(texts[0])
+        self.texts = texts
+
+    def judge(self, text: str) -> Verdict:
+        verdict = super().judge(text)
+        if verdict.outcome is Outcome.FAIL and not all(t in text for t in self.texts):
+            return Verdict(Outcome.PASS, verdict.run)
+        return verdict
+
+
+def test_a_run_of_auto_given_what_it_learnt_tests_again_only_what_changed() -> None:
+    # a tree's file reduced again (its context changed) keeps its run of auto: its text at the fixpoint
+    # is tested pass by pass with every stale single parked, not edit by edit as a fresh run would
+    plan = Plan.of(load_transforms(), last_passes="never")
+    learnt = StrategyRun(plan)
+    needed = ("total = total + value * 2", "result = helper(values)", "message = label + ", "print(message)")
+    judge = ContainsAll(needed).judge
+    first = Session(PROGRAM, judge)
+    run_auto(first, plan, learnt)
+    fixpoint = first.best
+    again, fresh = (Session(fixpoint, judge) for _ in range(2))
+    run_auto(again, plan, learnt)
+    run_auto(fresh, plan)
+    assert again.best == fresh.best == fixpoint
+    assert 0 < again.tests < fresh.tests / 2, (again.tests, fresh.tests)
+    # the passes that come once, last, were left out; alone, they rename
+    assert not any(p.name == "rename" for p in (*first.passes, *again.passes))
+    last = Session(fixpoint, judge)
+    run_auto(last, replace(plan, last_passes="only"))
+    assert [p.name for p in last.passes][:1] == ["rename"]
+
+
+def test_a_use_gone_in_another_file_makes_a_failed_deletion_new() -> None:
+    # ``a = 1`` failed alone while another file used ``a``; once that use is gone (the names counted
+    # outside the text change), a confirming search tries it alone again, and only then
+    lines = ["a = 1\n", "b = 2\n"]
+
+    def render(applied: frozenset[int]) -> str:
+        return "".join(line for i, line in enumerate(lines) if i not in applied)
+
+    used_elsewhere = True
+
+    def fails(text: str) -> bool:
+        return "b = 2" in text and ("a = 1" in text or not used_elsewhere)
+
+    memory = Memory(outside=Counter({"a": 1}))
+    assert apply_greedily(_session(fails, "".join(lines)), 2, render, repeat=False, memory=memory) == frozenset()
+    used_elsewhere = False  # a session of its own: in a tree, each candidate is the whole tree, another text
+    confirming = partial(apply_greedily, park="unchanged", repeat=False, memory=memory)
+    assert confirming(_session(fails, "".join(lines)), 2, render) == frozenset()  # the names counted as they were
+    memory.outside = Counter()
+    assert confirming(_session(fails, "".join(lines)), 2, render) == {0}

@@ -107,7 +107,9 @@ def test_a_script_that_is_not_python_runs_as_a_process(tmp_path: Path) -> None:
 def test_a_trees_code_compiled_once_serves_every_later_child() -> None:
     # code compiled here names its file as in the tree (pkg/mod.py); a child that compiled the file
     # itself would name it by its folder's absolute path. The fork server keeps the code for the
-    # children it forks later, and a server that replaces a dead one is given it again.
+    # children it forks later, and a server that replaces a dead one is given it again. pkg/mod.py
+    # changes every other round: a spare forked before its text was handed to the server (two wait
+    # at once) is handed the code with its test.
     from astreduce.run.forked_tree import ForkedTree
     from astreduce.run.forkserver import forget_server
     from astreduce.run.sandbox import Limits
@@ -121,9 +123,10 @@ def test_a_trees_code_compiled_once_serves_every_later_child() -> None:
     try:
         names = []
         for round in range(6):
-            if round == 3:
+            if round == 5:
                 forget_server()
-            run = forked.start({**tree, "main.py": tree["main.py"] + f"# {round}\n"}, "main.py", 30.0).wait()
+            mod = f"def f():\n    return {round // 2}\n"
+            run = forked.start({**tree, "main.py": tree["main.py"] + f"# {round}\n", "pkg/mod.py": mod}, "main.py", 30.0).wait()
             assert run.exception == "ValueError", run
             names.append(run.message)
         assert names == ["pkg/mod.py"] * 6
@@ -164,3 +167,25 @@ def test_the_entrys_imports_are_made_by_the_fork_server_but_not_the_trees_module
     finally:
         oracle.close()
         forkserver.forget_server()
+
+
+def test_a_tests_cpu_budget_follows_the_cpu_of_the_runs_that_reproduce_not_their_wall_clock() -> None:
+    # the failing run waits 0.3 s (no CPU: a sleep, or a core busy elsewhere at -j 2): ten times its
+    # wall-clock time would let every hang burn 3 s; its child's own CPU makes the budget the floor
+    from astreduce.run.sandbox import MIN_CPU_TIMEOUT
+
+    waits = {"main.py": "import time\ntime.sleep(0.3)\nraise ValueError('My Test')\n"}
+    oracle = TreeOracle(OracleOptions(expect="ValueError:My Test"), entry="main.py")
+    try:
+        oracle.calibrate(waits)
+        assert oracle._forked is not None
+        verdict = oracle.judge(waits)
+        assert verdict.outcome is Outcome.FAIL and verdict.run.seconds >= 0.3
+        assert verdict.run.cpu is not None and verdict.run.cpu < 0.1
+        budget = oracle._cpu_budget()
+        assert budget is not None and budget < 10 * 0.1
+        hang = oracle.judge({"main.py": "while True:\n    pass\n"})
+        assert hang.outcome is Outcome.UNRESOLVED and hang.run.ending == "timeout", hang
+        assert f"(budget {budget:g} s)" in hang.run.detail and budget >= MIN_CPU_TIMEOUT
+    finally:
+        oracle.close()

@@ -233,6 +233,22 @@ def test_unneeded_files_go_and_a_module_is_merged_into_its_importer(shop_run: tu
     assert report["tests"] > 0 and report["seconds"] > 0 and report["passes"]
 
 
+def test_each_file_is_renamed_once_after_every_other_pass(tmp_path: Path) -> None:
+    # renaming enables no other pass, and a file renamed in every round would match none of its parked edits
+    tree = {
+        "main.py": "from helpers import walk_the_tree\n\nwalk_the_tree(0)\n",
+        "helpers.py": "def walk_the_tree(depth):\n    return walk_the_tree(depth + 1)\n\n\n"
+                      "def average_of(numbers):\n    return sum(numbers) / len(numbers)\n",
+    }
+    write_tree(tmp_path / "src", tree)
+    done = astreduce("reduce", "src", "--entry", "main.py", "-o", "out", "--report", "report.json", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    names = [p["name"] for p in json.loads((tmp_path / "report.json").read_text())["passes"]]
+    renames = [name for name in names if name.endswith(": rename")]
+    assert renames == [f"{path}: rename" for path in sorted(files_of(tmp_path / "out"))] and renames
+    assert names[-len(renames):] == renames, names
+
+
 def test_data_file_is_reduced_by_lines_and_a_script_stays_executable(tmp_path: Path) -> None:
     """--run with a script of the tree; the data it reads shrinks to the line that matters."""
     data = "".join(f"row {n}\n" for n in range(30)).replace("row 17\n", "boom\n")

@@ -284,7 +284,7 @@ def test_candidates_die_with_a_killed_reducer(oracle: list[str], tmp_path: Path)
 
 def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:
     # the original spins for a while before it fails: its budget is ten times that;
-    # once a quick candidate reproduces, a runaway one is cut after 0.2 s of CPU
+    # once a quick candidate reproduces, a runaway one is cut after ten times its CPU (at least MIN_CPU_TIMEOUT)
     oracle = ExecOracle(Target.parse("AssertionError:My Test"))
     # it spins for 0.2 s of its own CPU: its run measures a little less (0.148 s for 0.15 once), still over 0.15
     slow = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end:\n    pass\nassert False, 'My Test'\n"
@@ -293,8 +293,9 @@ def test_the_cpu_budget_follows_the_runs_that_reproduce() -> None:
     assert oracle.cpu_timeout == pytest.approx(calibrated) and calibrated >= 1.5
     quick = oracle.judge("assert False, 'My Test'\n")
     assert quick.outcome is Outcome.FAIL
-    # the budget chosen follows the quick run, whatever the load made its seconds
-    chosen = min(calibrated, max(MIN_CPU_TIMEOUT, 10 * quick.run.seconds))
+    # the budget chosen follows the CPU the quick run's child reported, whatever the load made its seconds
+    assert quick.run.cpu is not None and 0 <= quick.run.cpu <= quick.run.seconds
+    chosen = min(calibrated, max(MIN_CPU_TIMEOUT, 10 * quick.run.cpu))
     assert oracle.cpu_timeout == pytest.approx(chosen) and chosen < calibrated
     verdict = oracle.judge("while True:\n    pass\n")
     assert verdict.run.ending == "timeout" and f"(budget {chosen:g} s)" in verdict.run.detail, verdict

@@ -97,6 +97,7 @@ class ExecOracle:
         reproduce ran in 11 ms, and 79 candidates that loop forever cost
         39 s of its 205. A reproducing program rarely needs ten times the
         CPU of the last ones that reproduced; one that does is UNRESOLVED.
+        ``seconds``: the CPU its child reported (wall-clock when it did not).
         """
         if self._calibrated_cpu is None:
             return
@@ -318,7 +319,7 @@ class ExecPending:
         self.oracle.seconds += time.monotonic() - self.started
         outcome = self.oracle.classify(self._run)
         if outcome is Outcome.FAIL:
-            self.oracle._failed_in(self._run.seconds)
+            self.oracle._failed_in(self._run.seconds if self._run.cpu is None else self._run.cpu)
         return Verdict(outcome, self._run)
 
     def cancel(self) -> None:

@@ -15,14 +15,15 @@ until a round changes nothing (C-Reduce's fixpoint):
    package does not need for a few tests per statement. Later rounds run the
    single-file strategy (``auto`` by default: every transform, to a
    fixpoint), and reduce a file again only when the tree has changed since
-   its last reduction;
+   its last reduction, with what ``auto`` learnt on it (its stale edits);
 3. **merge modules** — a module with one importer is merged into it
    (:mod:`astreduce.reduce.merge`). Merging after reducing meets small modules (few
    name clashes); the next round's reduction then works across the former
    boundary (inlining a helper, dropping a parameter with its arguments).
 
-Files that are not Python, or do not parse, are reduced by lines; binary
-files are only kept or deleted.
+At the fixpoint each Python file is renamed (renaming enables no other
+pass). Files that are not Python, or do not parse, are reduced by lines;
+binary files are only kept or deleted.
 
 A tree is smaller when it has fewer files, then fewer tokens, identifiers,
 bytes: a merge that still reproduces is progress even when it saves no
@@ -45,6 +46,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -113,7 +115,7 @@ class TreeReducer:
     ) -> None:
         self.oracle = oracle
         self.executed = executed
-        """What the original's run executed, when measured: its idle files and statements go first (:meth:`_cut_unexecuted`)."""
+        """What the original's run executed, when measured: its idle files and statements go first (:meth:`run`)."""
         self.trace = trace
         """How coverage is measured again on the best tree when it is stale (:func:`~astreduce.reduce.unexecuted.stale`)."""
         self.measured: dict[str, str] = dict(original)
@@ -125,7 +127,8 @@ class TreeReducer:
         """Where the original failed, when candidates must fail there too."""
         self.annotate = annotate
         """End the result's lines with their origins as comments (``--annotate``), when that still reproduces."""
-        self.plan = plan
+        self.plan = replace(plan, last_passes="never") if strategy == "auto" else plan
+        """The full rounds' plan; renaming comes once per file, at the tree's fixpoint (:meth:`_last_passes`)."""
         self.strategy = strategy
         self.jobs = jobs
         self.fixed = fixed
@@ -154,8 +157,7 @@ class TreeReducer:
             on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None, budget=budget,
             stop=stop,
         )
-        self.memory = Memory()
-        """What the deletions of whole files remember from round to round (stale ones are parked)."""
+        self.memory = Memory()  # what the deletions of whole files remember from round to round (stale ones are parked)
         self.idle_memory = Memory()
         """The idle statements that could not go alone: when coverage is measured again, those still idle are tried
         together at the end of their file's group, not one by one again."""
@@ -165,9 +167,7 @@ class TreeReducer:
         self.history: list[tuple[int, int]] = [(0, self.best_size.tokens)]
         self.merges: list[tuple[str, str]] = []
         self._reduced_in: dict[str, bytes] = {}
-        self._runs: dict[str, StrategyRun] = {}
-        """What ``auto`` learnt on each file in the full rounds (stale edits, passes that took nothing): a file
-        reduced again, after its context changed, is tested where it or what it touches changed."""
+        self._runs: dict[str, StrategyRun] = {}  # what ``auto`` learnt on each file in the full rounds (:meth:`_run_of`)
 
     # --- counters and state ---------------------------------------------------
 
@@ -260,7 +260,15 @@ class TreeReducer:
             self._reduce_files(plan)
             self._merge_modules()
             if plan is self.plan and self.best_size.key >= before:
-                return
+                break
+        self._last_passes()
+
+    def _last_passes(self) -> None:
+        """Renaming, once per file at the tree's fixpoint: it enables no other pass."""
+        if self.plan.last_passes == "never":
+            for path in [p for p in sorted(self.best) if p not in self.fixed and is_python(p, self.best[p])]:
+                self._check_stop()
+                self._reduce_file(path, replace(self.plan, last_passes="only"))
 
     def _greedy_pass(self, name: str, count: int, render: Callable[[frozenset[int]], str], memory: Memory | None = None) -> bool:
         """A pass of the greedy search over ``count`` changes of the best tree (``render``: the tree with the applied
@@ -287,11 +295,6 @@ class TreeReducer:
         paths = [p for p in sorted(self.best) if p not in self.protected and (only is None or p in only)]
         name = "delete files" if only is None else f"delete files no longer imported ({len(paths)})"
         return bool(paths) and self._greedy_pass(name, len(paths), self._without_files(paths), self.memory)
-
-    def _cut_unexecuted(self, executed: Executed) -> None:
-        """The idle files in one group, then each file's idle statements; the greedy search splits a group where it fails."""
-        self._cut_idle_files(executed)
-        self._cut_idle_statements(executed)
 
     def _cut_idle_files(self, executed: Executed) -> None:
         """The files the run never imported nor read, in one group."""
@@ -343,7 +346,8 @@ class TreeReducer:
         self._end(stats)
         if again.known:
             self.executed = again
-            self._cut_unexecuted(again)
+            self._cut_idle_files(again)  # in one group, then each file's idle statements in one
+            self._cut_idle_statements(again)
         return True
 
     def _merge_modules(self) -> bool:
@@ -410,7 +414,8 @@ class TreeReducer:
         return sorted(graph.imported_by(path) | graph.importers(path))
 
     def _run_of(self, path: str) -> StrategyRun:
-        """``path``'s run of ``auto`` in the full rounds, its names counted where its related files use them."""
+        """``path``'s run of ``auto`` in the full rounds: a file reduced again, after its context changed, is tested
+        where it changed or where its names' uses in the related files did (its stale edits are parked)."""
         run = self._runs.setdefault(path, StrategyRun(self.plan))
         run.memory.outside = name_counts("\n".join(self.best[p] for p in self._related(path)))
         return run

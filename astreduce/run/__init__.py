@@ -37,6 +37,9 @@ class Run:
     """Function name of the innermost traceback frame."""
     seconds: float = 0.0
     detail: str = ""
+    cpu: float | None = field(default=None, compare=False)
+    """The CPU seconds a forked child reported spending on its candidate (None: not known). Far below
+    :attr:`seconds` at ``-j 2``, where a finished child waits for astreduce to read its report."""
     """For 'crash' and 'timeout': what the parent saw (signal, exit status)."""
     spawned: bool | None = field(default=None, compare=False)
     """From the exec oracle's report: whether the test started a process (``None``: not known)."""

@@ -63,8 +63,10 @@ from astreduce.run.cgroups import remove_cgroups
 MIN_TIMEOUT = 2.0
 #: The shortest default CPU budget per test of the exec oracle. CPU time does
 #: not grow with the load, so it can be far tighter than the wall clock: a
-#: candidate whose loop lost its exit costs this much, not MIN_TIMEOUT.
-MIN_CPU_TIMEOUT = 0.2
+#: candidate whose loop lost its exit costs this much, not MIN_TIMEOUT. Five
+#: ticks of the clock ``/proc`` counts a child's CPU in (a test's budget is ten
+#: times the CPU of the last ones that reproduced, when more).
+MIN_CPU_TIMEOUT = 0.05
 
 
 @dataclass

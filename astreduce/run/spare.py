@@ -274,6 +274,7 @@ def _decode_report(data: bytes, seconds: float) -> tuple[Run, int | None]:
             seconds=seconds,
             spawned=bool(report.get("spawned", True)),
             frames=frames_from(report),
+            cpu=float(report["cpu"]) if isinstance(report.get("cpu"), (int, float)) else None,
         )
         status = report.get("exit")
         return run, status if isinstance(status, int) else None
@@ -473,6 +474,7 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
     cgroup before it confines itself, once its test came.
     """
     report: dict[str, object] = {"ending": "crash"}
+    began: float | None = None
     cap = ProcessGroupCap(limits.processes, enabled=False)
     cap.path = None if cgroup is None else Path(cgroup)
     parent = os.getppid()
@@ -497,6 +499,7 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
             die_with_parent()  # from now on; a spare that waits leaves with its pipe, folder and all
             if os.getppid() != parent:  # astreduce died just now, before the line above
                 os._exit(0)
+        began = time.process_time()
         kind, values, changed_limits = marshal.loads(message)
         if changed_limits is not None:
             limits = Limits(*changed_limits)
@@ -511,6 +514,8 @@ def _spare_main(command_fd: int, report_fd: int, workdir: str, limits: Limits, c
         flush_output()
         try:
             report["spawned"] = cap.spawned
+            if began is not None:
+                report["cpu"] = time.process_time() - began
             os.write(report_fd, json.dumps(report).encode("utf-8", errors="replace") + b"\n")
         finally:
             os._exit(0)

@@ -67,7 +67,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from itertools import compress
-from typing import Any
+from typing import Any, Literal
 
 from astreduce.errors import UsageError
 from astreduce.outcome import Outcome
@@ -258,6 +258,10 @@ class Plan:
     """Test every stale single edit one by one again, in every round (``--exhaustive``)."""
     start: tuple[str, Tree | None] | None = None
     """The text the search starts from and its tree, when the job parsed it already (a 100 KB original: 60 ms)."""
+    last_passes: Literal["also", "never", "only"] = "also"
+    """Whether ``auto`` ends with the passes that come once, last (renaming, comment stripping), or runs only
+    them: a tree's rounds leave them to its fixpoint, since a file renamed in every round would no longer
+    match the edits ``auto`` remembers as stale on it."""
 
     @classmethod
     def of(cls, transforms: Sequence[Transform], **settings: Any) -> Plan:
@@ -484,6 +488,14 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
     else a run of its own (a pass's yield on another file says little about this one)."""
     run = run if run is not None else StrategyRun(plan)
     run.confirming = False
+    if plan.last_passes != "only":
+        _run_rounds(session, plan, run)
+    if plan.last_passes != "never":
+        _run_last_passes(session, plan, run)
+
+
+def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
+    """``auto``'s rounds, to a fixpoint of the tree passes and the text passes."""
     phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
     for _ in range(plan.rounds):
         run.next_pass = None  # a pass found in the last round has that round's search
@@ -528,7 +540,10 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
             break
         else:
             run.confirming = True
-    # the last phase's (renaming) keeps the program's structure, so it cannot enable the passes above: once, last
+
+
+def _run_last_passes(session: Session, plan: Plan, run: StrategyRun) -> None:
+    """The last phase's passes (renaming) keep the program's structure, so they cannot enable the others: once, last."""
     for transform in plan.transforms:
         if after_rounds(transform.name) and isinstance(transform, TextTransform):  # the load checked both go together
             tree = run.current_tree(session)
