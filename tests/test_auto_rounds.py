@@ -199,7 +199,8 @@ class ContainsAll(Contains):
 
 def test_a_run_of_auto_given_what_it_learnt_tests_again_only_what_changed() -> None:
     # a tree's file reduced again (its context changed) keeps its run of auto: its text at the fixpoint
-    # is tested pass by pass with every stale single parked, not edit by edit as a fresh run would
+    # is tested edit by edit in the deletion passes of its first round, and the other passes park their
+    # stale singles, where a fresh run would test every edit again
     plan = Plan.of(load_transforms(), last_passes="never")
     learnt = StrategyRun(plan)
     needed = ("total = total + value * 2", "result = helper(values)", "message = label + ", "print(message)")
@@ -208,10 +209,14 @@ def test_a_run_of_auto_given_what_it_learnt_tests_again_only_what_changed() -> N
     run_auto(first, plan, learnt)
     fixpoint = first.best
     again, fresh = (Session(fixpoint, judge) for _ in range(2))
+    learnt.again = True  # as a tree reduces a file again: its first round tests every deletion alone
     run_auto(again, plan, learnt)
     run_auto(fresh, plan)
     assert again.best == fresh.best == fixpoint
     assert 0 < again.tests < fresh.tests / 2, (again.tests, fresh.tests)
+    # its first round's deletions test every one alone again, as a fresh run's do
+    assert [(p.name, p.tests) for p in again.passes[:2]] == [(p.name, p.tests) for p in fresh.passes[:2]]
+    assert again.passes[0].name == "delete statements, level 0" and again.passes[0].tests > 1
     # the passes that come once, last, were left out; alone, they rename
     assert not any(p.name == "rename" for p in (*first.passes, *again.passes))
     last = Session(fixpoint, judge)

@@ -417,6 +417,7 @@ class TreeReducer:
         """``path``'s run of ``auto`` in the full rounds: a file reduced again, after its context changed, is tested
         where it changed or where its names' uses in the related files did (its stale edits are parked)."""
         run = self._runs.setdefault(path, StrategyRun(self.plan))
+        run.again = run.memory.stale != {}
         run.memory.outside = name_counts("\n".join(self.best[p] for p in self._related(path)))
         return run
 

@@ -12,8 +12,10 @@ interpreter a test is instead a child forked ahead (the exec oracle's
 * forgets the modules astreduce itself imported under the tree's names (a
   package named ``email`` is the tree's, not the standard library's);
 * imports the tree's modules from code compiled once per file text: the
-  parent compiles a file when a candidate first changes it, and keeps the
-  code, so a candidate compiles what it changed, not the whole tree.
+  parent compiles a text the second time a test holds it (the first test's
+  child compiles it when imported: most texts are a candidate's changed
+  file, tested once) and keeps the code, so a candidate compiles what it
+  changed, not the whole tree.
 
 What the candidate does, how it ends and how it is judged are those of the
 plain run; only its modules' code objects name their files relative to the
@@ -22,6 +24,7 @@ tree (``pkg/mod.py``), as compiled in the folder itself.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.machinery
 import os
@@ -29,7 +32,7 @@ import sys
 import types
 from collections import OrderedDict, deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from astreduce.run._worker_main import run_main, syntax_report
@@ -44,6 +47,26 @@ from astreduce.run.spare import OUTPUT_NAME, ChildTest, Job, Spare, remember_in_
 _CODES: OrderedDict[tuple[str, str], types.CodeType | None] = OrderedDict()
 #: Most code objects kept (a package of a few hundred files, each in a few versions).
 CODES_KEPT = 4096
+
+
+#: Digests of the (path, text) pairs tests were started with, but not compiled here: a text is compiled here
+#: (and handed to the fork server) the second time a test holds it. The first time, the test's child
+#: compiles it: most texts are a candidate's changed file, tested once, and a compile here would hold up
+#: the other tests (this process starts them all, one after the other; the children run side by side).
+_SEEN: set[bytes] = set()
+#: Most digests kept in :data:`_SEEN` (then it starts afresh).
+SEEN_KEPT = 1 << 16
+
+
+def _seen_before(path: str, text: str) -> bool:
+    """Whether a test held this text before (and note that one does now)."""
+    key = hashlib.blake2b(f"{path}\0{text}".encode("utf-8", "surrogateescape"), digest_size=16).digest()
+    if key in _SEEN:
+        return True
+    if len(_SEEN) >= SEEN_KEPT:
+        _SEEN.clear()
+    _SEEN.add(key)
+    return False
 
 
 def _code(path: str, text: str) -> tuple[types.CodeType | None, bool]:
@@ -97,7 +120,7 @@ class ForkedTree:
         spare, held = self._spares.popleft() if self._spares else (None, 0)
         fresh, unknown = {}, {}
         for path, text in tree.items():
-            if path.endswith(".py"):
+            if path.endswith(".py") and ((path, text) in _CODES or _seen_before(path, text)):
                 code, _ = _code(path, text)
                 order = self._remembered.get((path, text))
                 if code is not None and (order is None or order >= held):
@@ -168,11 +191,13 @@ def run_tree(test: TreeTest, workdir: str) -> dict[str, object]:
         output = os.open(os.path.join(workdir, ".astreduce-output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(output, 1)
         os.dup2(output, 2)
-    codes: dict[str, types.CodeType] = {}
+    codes = _Codes()
     for path, text in tree.items():
         code = fresh.get(path) or _CODES.get((path, text))
         if code is not None:
-            codes[os.path.join(workdir, path)] = code
+            codes.compiled[os.path.join(workdir, path)] = code
+        elif path.endswith(".py"):  # its first test: compiled here if it is imported, named as the parent names it
+            codes.sources[os.path.join(workdir, path)] = (path, text)
     _forget_modules(tree)
     _serve_compiled(codes)
     path = program if os.path.isabs(program) else os.path.join(workdir, program)
@@ -230,8 +255,24 @@ def _forget_modules(tree: Mapping[str, str]) -> None:
     sys.path_importer_cache.clear()
 
 
-def _serve_compiled(codes: dict[str, types.CodeType]) -> None:
-    """Make the source loader hand out the parent's code for the tree's files (this child's only)."""
+@dataclass
+class _Codes:
+    """The code of a child's tree files, by absolute path: compiled by the parent, or compiled here when first
+    wanted (relative to the tree, as the parent names them)."""
+
+    compiled: dict[str, types.CodeType] = field(default_factory=dict)
+    sources: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def get(self, path: str) -> types.CodeType | None:
+        if path not in self.compiled and path in self.sources:
+            code = compile_quietly(self.sources[path][1], self.sources[path][0])
+            if code is not None:
+                self.compiled[path] = code
+        return self.compiled.get(path)
+
+
+def _serve_compiled(codes: _Codes) -> None:
+    """Make the source loader hand out the code of the tree's files as ``codes`` has it (this child's only)."""
     original = importlib.machinery.SourceFileLoader.get_code
 
     def get_code(loader: importlib.machinery.SourceFileLoader, fullname: str) -> types.CodeType | None:

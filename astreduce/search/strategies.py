@@ -292,6 +292,9 @@ class StrategyRun:
         """The deletion phases' proposals by level on the last tree they were asked of (see :func:`_levels`)."""
         self.next_pass: tuple[Tree, tuple[int, int], _NodePass | None] | None = None
         """The last pass ``auto`` looked for (tree, cursor, pass): looking ahead finds it once."""
+        self.again = False
+        """A tree's file reduced again (its context changed): the first round tests every deletion alone again
+        (what another file stopped needing may go, whatever its names); the other passes park their stale edits."""
         self.dormant: set[str] = set()
         """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
         skipped until a confirming round (see :func:`run_auto`)."""
@@ -301,6 +304,8 @@ class StrategyRun:
         self.replacing = sweeping_once(apply_greedily, self.memory)
         """The search of a replacing pass (and the token pass)."""
         self.confirmed = sweeping_once(apply_greedily_confirming, self.memory)
+        self.retrying: LookingAhead = sweeping_once(partial(apply_greedily, park="never"), self.memory)
+        """The search of a deletion pass in the first round of a file reduced again."""
         """The search of a deletion pass in a confirming round."""
         self.greedy: Search = partial(apply_greedily, memory=self.memory)
         """The search of the text passes and the rename pass (more than one sweep)."""
@@ -415,8 +420,11 @@ def _levels(run: StrategyRun, tree: Tree, transform: Transform, kind: str) -> _L
 
 def _deleting(run: StrategyRun) -> LookingAhead:
     """The search of a deletion pass: it parks stale singles like any other pass, except in a
-    confirming round (see :func:`run_auto`), which tests again those whose names changed."""
-    return run.confirmed if run.confirming else run.replacing
+    confirming round (see :func:`run_auto`), which tests again those whose names changed, and in
+    the first round of a tree's file reduced again (:attr:`StrategyRun.again`), which tests them all."""
+    if run.confirming:
+        return run.confirmed
+    return run.retrying if run.again else run.replacing
 
 
 @dataclass(frozen=True)
@@ -497,10 +505,11 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
 def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
     """``auto``'s rounds, to a fixpoint of the tree passes and the text passes."""
     phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
-    for _ in range(plan.rounds):
+    for round in range(plan.rounds):
         run.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
         cursor = (0, 0)
+        run.again = run.again and round == 0
         while True:
             tree = run.current_tree(session)
             found = _find_pass(run, phases, tree, cursor) if tree is not None else None
