@@ -414,8 +414,8 @@ class TreeReducer:
         return sorted(graph.imported_by(path) | graph.importers(path))
 
     def _run_of(self, path: str) -> StrategyRun:
-        """``path``'s run of ``auto`` in the full rounds: a file reduced again, after its context changed, is tested
-        where it changed or where its names' uses in the related files did (its stale edits are parked)."""
+        """``path``'s run of ``auto`` in the full rounds: a file reduced again (its context changed) tests every
+        deletion alone again, parks its other stale edits, and counts its names in the related files too."""
         run = self._runs.setdefault(path, StrategyRun(self.plan))
         run.again = run.memory.stale != {}
         run.memory.outside = name_counts("\n".join(self.best[p] for p in self._related(path)))

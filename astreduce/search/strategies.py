@@ -304,9 +304,9 @@ class StrategyRun:
         self.replacing = sweeping_once(apply_greedily, self.memory)
         """The search of a replacing pass (and the token pass)."""
         self.confirmed = sweeping_once(apply_greedily_confirming, self.memory)
+        """The search of a deletion pass in a confirming round."""
         self.retrying: LookingAhead = sweeping_once(partial(apply_greedily, park="never"), self.memory)
         """The search of a deletion pass in the first round of a file reduced again."""
-        """The search of a deletion pass in a confirming round."""
         self.greedy: Search = partial(apply_greedily, memory=self.memory)
         """The search of the text passes and the rename pass (more than one sweep)."""
 
@@ -505,11 +505,11 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
 def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
     """``auto``'s rounds, to a fixpoint of the tree passes and the text passes."""
     phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
-    for round in range(plan.rounds):
+    for index in range(plan.rounds):
         run.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
         cursor = (0, 0)
-        run.again = run.again and round == 0
+        run.again = run.again and index == 0
         while True:
             tree = run.current_tree(session)
             found = _find_pass(run, phases, tree, cursor) if tree is not None else None
