@@ -319,7 +319,7 @@ class ExecPending:
         self.oracle.seconds += time.monotonic() - self.started
         outcome = self.oracle.classify(self._run)
         if outcome is Outcome.FAIL:
-            self.oracle._failed_in(self._run.seconds if self._run.cpu is None else self._run.cpu)
+            self.oracle._failed_in(self._run.spent)
         return Verdict(outcome, self._run)
 
     def cancel(self) -> None:

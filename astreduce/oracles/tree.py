@@ -470,7 +470,7 @@ class _ForkedPending:
             judged = self.oracle.command.classify([_as_signature(run, self.job.exit_status)])
             verdict = Verdict(judged.outcome, replace(judged.run, frames=run.frames, raised_at=run.raised_at))
         if verdict.outcome is Outcome.FAIL:
-            self.oracle.failed_in(run.seconds if run.cpu is None else run.cpu)
+            self.oracle.failed_in(run.spent)
         return verdict
 
 

@@ -416,7 +416,7 @@ class TreeReducer:
     def _run_of(self, path: str) -> StrategyRun:
         """``path``'s run of ``auto`` in the full rounds: a file reduced again (its context changed) tests every
         deletion alone again, parks its other stale edits, and counts its names in the related files too."""
-        run = self._runs.setdefault(path, StrategyRun(self.plan))
+        run = self._runs[path] = self._runs.get(path) or StrategyRun(self.plan)
         run.again = run.memory.stale != {}
         run.memory.outside = name_counts("\n".join(self.best[p] for p in self._related(path)))
         return run

@@ -55,6 +55,12 @@ class Run:
     rejected: str = field(default="", compare=False)
     """Set when the run failed as the target but does not count: why, in words (raised elsewhere, does not parse)."""
 
+    @property
+    def spent(self) -> float:
+        """The CPU seconds its child reported spending on the candidate, else its wall-clock seconds: what a
+        hang's CPU budget is measured against."""
+        return self.seconds if self.cpu is None else self.cpu
+
     def describe(self) -> str:
         """A short human description: ``AssertionError('My Test')``, ``no exception``, ``exit status 0``."""
         said = self._described()

@@ -69,15 +69,15 @@ def _seen_before(path: str, text: str) -> bool:
     return False
 
 
-def _code(path: str, text: str) -> tuple[types.CodeType | None, bool]:
-    """The code of a file's text (None: it does not compile; its child reports that), and whether it is new."""
+def _code(path: str, text: str) -> types.CodeType | None:
+    """The code of a file's text (None: it does not compile; its child reports that), compiled once."""
     key = (path, text)
     if key in _CODES:
         _CODES.move_to_end(key)
-        return _CODES[key], False
+        return _CODES[key]
     code = compile_quietly(text, path)
     _keep({key: code})
-    return code, True
+    return code
 
 
 #: Spares kept forked ahead: one per test that may start before the fork server has answered for the next.
@@ -100,6 +100,7 @@ class ForkedTree:
         self._remembered: OrderedDict[tuple[str, str], int] = OrderedDict()
         """Codes handed to the fork server, by (path, text): their order (the children forked later hold them)."""
         self._handed = 0
+        """How many codes were handed to the fork server so far (the order of the next one)."""
         self._server: int | None = None
         """The pid of the fork server that holds the code compiled so far (another one holds none of it)."""
         preload((__name__,))  # what each child runs (run_tree), imported once by the fork server
@@ -121,7 +122,7 @@ class ForkedTree:
         fresh, unknown = {}, {}
         for path, text in tree.items():
             if path.endswith(".py") and ((path, text) in _CODES or _seen_before(path, text)):
-                code, _ = _code(path, text)
+                code = _code(path, text)
                 order = self._remembered.get((path, text))
                 if code is not None and (order is None or order >= held):
                     fresh[path] = code  # the spare was forked before the server had it
