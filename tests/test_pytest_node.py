@@ -201,6 +201,22 @@ def test_the_oracle_judges_by_node_phase_type_and_message(oracle: PytestOracle) 
     assert neutral("at 0x7f00aa in /tmp/x", numbers=False) == "at <address> in <tmp>"
 
 
+def test_a_warm_test_that_hangs_ends_at_its_cpu_budget_not_its_timeout(oracle: PytestOracle) -> None:
+    # the budget is ten times the CPU the warm runs that reproduced reported; a loop that lost its exit
+    # ends there, said as CPU spent, where the wall-clock timeout (10x the plain run, at least 2 s) is far off
+    files = dict(oracle.project.tree)
+    oracle.calibrate(files)
+    assert oracle.pool is not None and oracle.judge(files).outcome is Outcome.FAIL
+    budget = oracle.cpu.seconds()
+    assert budget is not None and budget < oracle.warm_timeout
+    looping = files["shapes/geometry.py"].replace("return abs(total) / 2", "while True:\n        pass")
+    assert looping != files["shapes/geometry.py"]
+    hang = oracle.judge({**files, "shapes/geometry.py": looping})
+    assert hang.outcome is Outcome.UNRESOLVED and hang.run.ending == "timeout", hang
+    assert f"spent over {budget:g} s of CPU" in hang.run.detail, hang.run.detail
+    assert oracle.judge(files).outcome is Outcome.FAIL  # the zygote serves the next test
+
+
 def test_the_oracle_leaves_no_folder_or_process_behind(project: Path) -> None:
     judged = PytestOracle(read_project(project, NODE), jobs=2)
     judged.calibrate(dict(judged.project.tree))

@@ -30,10 +30,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 import sys
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -58,8 +56,8 @@ from astreduce.oracles.options import (
     require_reliable,
 )
 from astreduce.run.sandbox import (
-    MIN_CPU_TIMEOUT,
     MIN_TIMEOUT,
+    CpuBudget,
     Limits,
     make_workdir,
     remove_workdir,
@@ -342,8 +340,8 @@ class TreeOracle(DirectoryOracle):
     _forked: ForkedTree | None = field(default=None, init=False, repr=False, compare=False)
     notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
     """What the user should know of how the tests run."""
-    _fails: deque[float] = field(default_factory=lambda: deque(maxlen=8), init=False, repr=False, compare=False)
-    """The seconds of the last forked runs that failed as the original did (see :meth:`_cpu_budget`)."""
+    cpu: CpuBudget = field(default_factory=CpuBudget, init=False, repr=False, compare=False)
+    """What a forked test may burn (fed with the CPU of the forked runs that failed as the original did)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -365,22 +363,8 @@ class TreeOracle(DirectoryOracle):
             self._forked = None
 
     def _cpu_budget(self) -> float | None:
-        """CPU seconds a forked test may burn: ten times the median CPU of the last runs that failed as the
-        original did, at least :data:`MIN_CPU_TIMEOUT`; none when ``--timeout`` is given.
-
-        A candidate whose loop lost its exit otherwise costs the whole wall-clock timeout: on the
-        ``email`` package, hundreds of candidates of ``utils.py`` cost 2 s each. The median, not the
-        slowest: one run slowed by a busy sibling at ``-j 2`` would triple every hang's cost. Their CPU,
-        not their wall-clock time: at ``-j 2`` a failing test of ``email`` took 16 ms (median) until
-        astreduce read its report, and 3 ms of CPU; a budget from the former let 393 hangs take 73 of
-        the 205 seconds its tests held a slot."""
-        if self.options.timeout is not None or not self._fails:
-            return None
-        return max(MIN_CPU_TIMEOUT, 10 * statistics.median(self._fails))
-
-    def failed_in(self, seconds: float) -> None:
-        """A forked test failed as the original did, in ``seconds`` of CPU (wall-clock when its child did not say)."""
-        self._fails.append(seconds)
+        """CPU seconds a forked test may burn (see :class:`~astreduce.run.sandbox.CpuBudget`); none when ``--timeout`` is given."""
+        return None if self.options.timeout is not None else self.cpu.seconds()
 
     def calibrate(self, tree: Mapping[str, str]) -> Verdict:
         """Calibrate with plain runs (:meth:`DirectoryOracle.calibrate`), then keep the forked runs only
@@ -470,7 +454,7 @@ class _ForkedPending:
             judged = self.oracle.command.classify([_as_signature(run, self.job.exit_status)])
             verdict = Verdict(judged.outcome, replace(judged.run, frames=run.frames, raised_at=run.raised_at))
         if verdict.outcome is Outcome.FAIL:
-            self.oracle.failed_in(run.spent)
+            self.oracle.cpu.failed_in(run.spent)
         return verdict
 
 

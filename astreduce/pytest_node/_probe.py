@@ -53,6 +53,15 @@ def pytest_runtest_makereport(item, call):
         })
 
 
+def pytest_collection_finish(session):
+    """A warm run (forked from ``_zygote.py``) reports a failing test's traceback in Python's own format: pytest's
+    long format parses the source of every frame (30 to 70 ms a failure on pint), and nobody reads a warm run's
+    output (these records are all astreduce needs). Set after collection: a collection failure's report is its
+    message, and keeps pytest's format."""
+    if os.environ.get("ASTREDUCE_PYTEST_ZYGOTE"):
+        session.config.option.tbstyle = "native"
+
+
 def pytest_collectreport(report):
     if report.failed:
         FAILURES.append({"nodeid": report.nodeid, "when": "collect", "type": "", "message": str(report.longrepr)[-2000:]})

@@ -24,9 +24,11 @@ run does, and runs plain processes otherwise.
 The protocol, one JSON object per line: the parent writes the setup on
 standard input and reads ``{"ready": ...}`` (or ``{"error": ...}``) on
 the descriptor that was standard output; then each request
-``{"id", "write": {path: text}, "delete": [path], "timeout"}`` is
-answered with ``{"id", "ending", "exit", "failures", "seconds",
-"dirty"}``, and ``{"cancel": id}`` ends the running test at once. A
+``{"id", "write": {path: text}, "delete": [path], "timeout", "cpu"}`` is
+answered with ``{"id", "ending", "exit", "failures", "seconds", "cpu",
+"dirty"}`` (a request's ``cpu``, when not null, is the CPU seconds its
+child may spend: a loop that lost its exit ends there, not at the
+timeout), and ``{"cancel": id}`` ends the running test at once. A
 request with ``"learn": true`` also imports here, after its test, the
 modules from outside the project that the test's session imported (a
 plugin that imports its library only for its summary, as hypothesis's
@@ -343,7 +345,7 @@ def child(config, probe, request, report_fd, setup):
             status = config.hook.pytest_cmdline_main(config=config)
         finally:
             config._ensure_unconfigure()
-        result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES)}
+        result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2])}
         result["sources"] = setup["compiled"].loaded([n for n in list(sys.modules) if n not in before])
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
@@ -359,6 +361,22 @@ def child(config, probe, request, report_fd, setup):
             send(report_fd, result)
         finally:
             os._exit(0)
+
+
+#: Seconds between two looks at a test's CPU, when it has a budget of CPU.
+CPU_POLL = 0.02
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_of(pid):
+    """The CPU seconds process ``pid`` has spent (its threads included), from /proc; 0 where it cannot be read."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / float(_TICKS)
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def run_one(config, probe, request, setup, requests, out):
@@ -381,12 +399,19 @@ def run_one(config, probe, request, setup, requests, out):
     except OSError:
         pass
     deadline = started + float(request.get("timeout", 600.0))
+    budget = request.get("cpu")
     data = b""
     answer = None
     while answer is None:
         waiting = [read_fd] + ([] if requests.closed else [requests.fd])
         left = deadline - time.time()
-        ready = select.select(waiting, [], [], max(0.0, left))[0] if left > 0 else []
+        wait = left if budget is None else min(left, CPU_POLL)
+        ready = select.select(waiting, [], [], max(0.0, wait))[0] if left > 0 else []
+        if not ready and left > wait and cpu_of(pid) <= budget:
+            continue
+        if not ready and left > wait:
+            answer = {"ending": "timeout", "detail": "spent over %g s of CPU" % budget}
+            break
         if read_fd in ready:
             chunk = os.read(read_fd, 1 << 20)
             data += chunk

@@ -40,7 +40,7 @@ from astreduce.run import Run, frames_from
 from astreduce.run.coverage import python_path_here
 from astreduce.run.process import Process, ProcessesPending, Signature, last_line
 from astreduce.oracles.options import FLAKINESS_RUNS, OracleOptions, blame_confinement
-from astreduce.run.sandbox import MIN_TIMEOUT, Limits, make_workdir
+from astreduce.run.sandbox import MIN_TIMEOUT, CpuBudget, Limits, make_workdir
 from astreduce.oracles.signature import neutral
 from astreduce.oracles.tree import lines_in
 from astreduce.outcome import Outcome
@@ -144,6 +144,8 @@ class PytestOracle:
         self.user_timeout = timeout
         self.timeout = timeout if timeout is not None else 600.0
         self.warm_timeout = self.timeout
+        self.cpu = CpuBudget()
+        """What a warm test may burn (fed with the CPU of the warm tests that failed as the original did)."""
         self.jobs = jobs
         self.want_warm = warm
         self.on_note = on_note
@@ -221,7 +223,7 @@ class PytestOracle:
                 if self.pool is not None:
                     self._say_why_plain(tree)
                 return self.start_plain(tree)
-            ident = zygote.start(tree, self.warm_timeout)
+            ident = zygote.start(tree, self.warm_timeout, cpu=self.cpu.seconds() if self.user_timeout is None else None)
         return _WarmPending(self, zygote, ident, tree)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -510,7 +512,10 @@ class _WarmPending:
                 self.oracle.note(f"a warm pytest process ended ({answer.detail}); its test ran as a plain process")
             return self.oracle.start_plain(self.tree).wait()
         if answer.ending == "ok":
-            return self.oracle.classify(answer.failures, answer.exit, Run("ok", seconds=answer.seconds), self.tree)
+            verdict = self.oracle.classify(answer.failures, answer.exit, Run("ok", seconds=answer.seconds), self.tree)
+            if verdict.outcome is Outcome.FAIL:
+                self.oracle.cpu.failed_in(answer.cpu if answer.cpu is not None else answer.seconds)
+            return verdict
         ending = "timeout" if answer.ending == "timeout" else "crash"
         return self.oracle.classify(None, None, Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending), self.tree)
 

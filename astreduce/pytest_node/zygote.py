@@ -83,10 +83,16 @@ class Answer:
     exit: int | None = None
     failures: list[dict[str, str]] | None = None
     seconds: float = 0.0
+    cpu: float | None = None
+    """The CPU seconds the test's child spent, when it said."""
     detail: str = ""
     dirty: bool = False
     modules: list[str] = field(default_factory=list)
     """For a learning test: the modules from outside the project its session imported (the zygote has them now)."""
+
+
+def _float_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 class ZygoteStartError(Exception):
@@ -208,7 +214,7 @@ class Zygote:
             return
         answer = Answer(
             ending=str(message.get("ending", "crash")), exit=message.get("exit"), failures=message.get("failures"),
-            seconds=float(message.get("seconds", 0.0)), detail=str(message.get("detail", "")), dirty=bool(message.get("dirty")),
+            seconds=float(message.get("seconds", 0.0)), cpu=_float_or_none(message.get("cpu")), detail=str(message.get("detail", "")), dirty=bool(message.get("dirty")),
             modules=list(message.get("modules") or []),
         )
         ident = message.get("id")
@@ -256,17 +262,19 @@ class Zygote:
 
     # --- tests --------------------------------------------------------------------
 
-    def start(self, tree: Mapping[str, str], timeout: float, learn: bool = False) -> int:
+    def start(self, tree: Mapping[str, str], timeout: float, learn: bool = False, cpu: float | None = None) -> int:
         """Begin a test of ``tree`` (sent now, or as soon as the zygote is ready); its id.
 
         With ``learn``, the zygote also imports what the test's session
-        imported from outside the project, and names it in the answer.
+        imported from outside the project, and names it in the answer;
+        ``cpu``: the CPU seconds the test may spend (None: no budget but the
+        timeout).
         """
         ident = next(_ids)
         write = {p: t for p, t in tree.items() if self.files.get(p) is not t and self.files.get(p) != t}
         delete = [p for p in self.files if p not in tree]
         self.files = dict(tree)
-        request = {"id": ident, "write": write, "delete": delete, "timeout": timeout, "learn": learn}
+        request = {"id": ident, "write": write, "delete": delete, "timeout": timeout, "learn": learn, "cpu": cpu}
         self.running = ident
         if self.ready:
             self._send(request)

@@ -45,12 +45,14 @@ import select
 import shutil
 import signal
 import stat
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -67,6 +69,27 @@ MIN_TIMEOUT = 2.0
 #: ticks of the clock ``/proc`` counts a child's CPU in (a test's budget is ten
 #: times the CPU of the last ones that reproduced, when more).
 MIN_CPU_TIMEOUT = 0.05
+
+
+@dataclass
+class CpuBudget:
+    """The CPU seconds a forked test may burn: ten times the median CPU of the last runs that failed as the
+    original did, at least :data:`MIN_CPU_TIMEOUT`; none before the first such run.
+
+    A candidate whose loop lost its exit otherwise costs the whole wall-clock timeout: on the ``email``
+    package, hundreds of candidates of ``utils.py`` cost 2 s each. The median, not the slowest: one run
+    slowed by a busy sibling at ``-j 2`` would triple every hang's cost. Their CPU, not their wall-clock
+    time: at ``-j 2`` a failing test of ``email`` took 16 ms (median) until astreduce read its report, and
+    3 ms of CPU; a budget from the former let 393 hangs take 73 of the 205 seconds its tests held a slot."""
+
+    recent: deque[float] = field(default_factory=lambda: deque(maxlen=8))
+
+    def failed_in(self, seconds: float) -> None:
+        """A test failed as the original did, in ``seconds`` of CPU (wall-clock when its child did not say)."""
+        self.recent.append(seconds)
+
+    def seconds(self) -> float | None:
+        return max(MIN_CPU_TIMEOUT, 10 * statistics.median(self.recent)) if self.recent else None
 
 
 @dataclass
