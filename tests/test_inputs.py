@@ -350,3 +350,24 @@ def test_an_earlier_result_tree_inside_an_input_folder_is_never_read_as_input(tm
     os.rename(tmp_path / "pkg" / "reduced", tmp_path / "pkg" / "renamed")
     assert sorted(read_tree(tmp_path / "pkg")) == ["main.py"]
     assert sorted(read_tree(tmp_path / "pkg" / "renamed")) == ["main.py", "sub/util.py"]
+
+
+def test_each_improvement_links_the_files_the_last_one_wrote_unchanged(tmp_path: Path) -> None:
+    """The best tree changes a file or two at a time: the writer links the others from the result it wrote
+    last (the same file, its mode kept), writes the changed ones, and the folder holds exactly the new tree."""
+    from astreduce.files import OUTPUT_MARK, TreeWriter, read_tree
+
+    out = tmp_path / "out"
+    write = TreeWriter(out, {"run.py": 0o755})
+    first = {"run.py": "print(1)\n", "pkg/a.py": "a = 1\n", "pkg/b.py": "b = 2\n"}
+    write(first)
+    inode = {p: (out / p).stat().st_ino for p in first}
+    write({**first, "pkg/a.py": "a = 0\n", "new.py": "x\n"})
+    write({p: t for p, t in {**first, "pkg/a.py": "a = 0\n", "new.py": "x\n"}.items() if p != "pkg/b.py"})
+    assert read_tree(out) == {"run.py": "print(1)\n", "pkg/a.py": "a = 0\n", "new.py": "x\n"}
+    assert (out / "run.py").stat().st_ino == inode["run.py"] and (out / "run.py").stat().st_mode & 0o777 == 0o755
+    assert (out / "pkg/a.py").stat().st_ino != inode["pkg/a.py"]
+    assert (out / OUTPUT_MARK).is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no folder left
+    (out / "run.py").unlink()  # a result removed under it: written again, not linked from nothing
+    write({**first, "pkg/a.py": "a = 0\n"})
+    assert read_tree(out) == {**first, "pkg/a.py": "a = 0\n"}

@@ -16,7 +16,7 @@ from astreduce.cli.options import (
     with_confinement_options,
 )
 from astreduce.errors import UsageError
-from astreduce.files import check_outputs, write_atomically, write_tree
+from astreduce.files import check_outputs, write_atomically, TreeWriter
 from astreduce.file_checks import check_output_folder
 from astreduce.reduce.bug_report import bug_report, for_pytest, relative, reproduce
 from astreduce.oracles.options import OracleOptions
@@ -99,8 +99,10 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
                 f"{len(project.reduced)} file{'s' if len(project.reduced) != 1 else ''} to reduce, {len(project.tree)} in the project")
         saved: list[int] = []
 
+        write = TreeWriter(output, project.modes)
+
         def save(files: dict[str, str]) -> None:
-            write_tree(output, files, project.modes)
+            write(files)
             saved.append(1)
 
         result, interrupted = run_reduction(

@@ -27,7 +27,7 @@ from astreduce.files import (
     read_input,
     read_source,
     write_atomically,
-    write_tree,
+    TreeWriter,
 )
 from astreduce.file_checks import InputPolicy
 from astreduce.interpreters import resolve_python
@@ -277,8 +277,10 @@ def _reduce_tree(
     config = replace(config, cluster=cluster, jobs=jobs)
     saved: list[int] = []
 
+    write = TreeWriter(target, given.modes)
+
     def save(tree: dict[str, str]) -> None:
-        write_tree(target, tree, given.modes)
+        write(tree)
         saved.append(len(tree))
 
     label = " ".join(str(p) for p in inputs)

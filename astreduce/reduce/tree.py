@@ -70,7 +70,7 @@ from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEve
 from astreduce.search.greedy import Memory, apply_greedily, name_counts
 from astreduce.search.strategies import Plan, StrategyRun, lines_of, run_strategy, unit_pass
 from astreduce.reduce.sweeps import sweep_plans
-from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, write_tree
+from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
 from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree, entry_tracer
 from astreduce.oracles.place import Place, place_of
@@ -688,9 +688,7 @@ def reduce_directory(
     check_output_dir(target, given)
     entry = resolve_entry(entry, given)
 
-    def save(tree: dict[str, str]) -> None:
-        write_tree(target, tree, given.modes)
-
+    save = TreeWriter(target, given.modes)
     try:
         result = reduce_tree(given.files, entry=entry, modes=given.modes, on_improve=save, **options)
     except ReductionStopped as stopped:
