@@ -370,7 +370,8 @@ _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def cpu_of(pid):
-    """The CPU seconds process ``pid`` has spent (its threads included), from /proc; 0 where it cannot be read."""
+    """The CPU seconds process ``pid`` has spent (its threads included), from /proc; 0 where it cannot be read.
+    As ``run/spare.py``'s ``child_cpu_seconds``: this file runs under the project's interpreter, without astreduce."""
     try:
         with open("/proc/%d/stat" % pid, "rb") as handle:
             fields = handle.read().rpartition(b")")[2].split()
