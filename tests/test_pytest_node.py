@@ -10,6 +10,7 @@ the CLI as a subprocess.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -303,6 +304,45 @@ def test_a_warm_child_takes_the_code_its_zygote_compiled_only_for_the_same_text(
                           timeout=60, check=True)
     # [value the child imported, compiles of lib.py in the child]
     assert json.loads(done.stdout) == [[1, 0], [2, 1], [3, 0], [1, 0]]
+
+
+_PATTERNS_IN_A_CHILD = """
+import importlib.util, json, os, re, sys, warnings
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)
+patterns = zygote.Patterns()                  # the zygote, once started
+pid = os.fork()
+if pid == 0:                                  # a child compiles the project's patterns
+    re.compile(r"(?P<prefix>\\w+)-$")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        re.compile("[[:alpha:]]")             # FutureWarning: possible nested set
+    os.write(1, json.dumps(patterns.new()).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_a_warm_pytest_compiles_the_patterns_its_children_compiled_unless_they_warn(tmp_path: Path) -> None:
+    """``re``'s cache dies with each child: the zygote compiles what its children report, and its later
+    children take it from the cache they inherit; a pattern that warns as it compiles is left to them."""
+    from astreduce.pytest_node.zygote import ZYGOTE_SCRIPT
+
+    (tmp_path / "child.py").write_text(_PATTERNS_IN_A_CHILD, encoding="utf-8")
+    done = subprocess.run([sys.executable, "child.py", str(ZYGOTE_SCRIPT)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=True)
+    reported = json.loads(done.stdout)
+    assert sorted(reported) == [["(?P<prefix>\\w+)-$", 0], ["[[:alpha:]]", 0]]
+    loaded = importlib.util.spec_from_file_location("zygote_under_test", ZYGOTE_SCRIPT)
+    assert loaded is not None and loaded.loader is not None
+    zygote = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(zygote)
+    patterns = zygote.Patterns()
+    patterns.add([tuple(p) for p in reported])
+    cached = set(patterns.cached())
+    assert ("(?P<prefix>\\w+)-$", 0) in cached and ("[[:alpha:]]", 0) not in cached
+    assert patterns.new() == []  # nothing new to report: both are known here
 
 
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:

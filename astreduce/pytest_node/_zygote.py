@@ -253,6 +253,58 @@ def warm_caches():
         pass
 
 
+class Patterns(object):
+    """The regular expressions the children compiled, compiled here once: ``re`` keeps what it compiled in a
+    cache of its own, which dies with each child, and a project that compiles its patterns as it imports
+    or runs (pint's definition parser) compiles them in every test again: a tenth of a pint test. A
+    pattern compiled here is the object the child's ``re`` would have made, taken from the cache the
+    children inherit; one that warns as it compiles, or asks for ``re.DEBUG``'s output, is left to them."""
+
+    #: Patterns a child reports at most (``re`` keeps 512).
+    MOST = 256
+
+    def __init__(self):
+        self.known = set(self.cached())
+
+    @staticmethod
+    def cached():
+        """The (pattern, flags) of the text patterns in ``re``'s cache."""
+        import re
+
+        found = []
+        for key in list(getattr(re, "_cache", {})):
+            if (isinstance(key, tuple) and len(key) == 3 and isinstance(key[1], str) and isinstance(key[2], int)
+                    and not isinstance(key[2], bool)):
+                found.append((key[1], key[2]))
+        return found
+
+    def new(self):
+        """In a child: the patterns it compiled that are not compiled here."""
+        return [list(key) for key in self.cached() if key not in self.known][:self.MOST]
+
+    def add(self, patterns):
+        import re
+        import warnings
+
+        for pattern, flags in patterns:
+            key = (pattern, flags)
+            if key in self.known or not isinstance(pattern, str) or not isinstance(flags, int) or flags & re.DEBUG:
+                continue
+            self.known.add(key)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    re.compile(pattern, flags)
+                except Exception:  # the child compiled it: only a cache
+                    continue
+            if caught:  # the child's own compile must warn it
+                for cache in (getattr(re, "_cache", {}), getattr(re, "_cache2", {})):
+                    try:
+                        del cache[type(pattern), pattern, flags]
+                    except Exception:
+                        pass
+
+
 def limit(limits):
     import resource
 
@@ -347,6 +399,7 @@ def child(config, probe, request, report_fd, setup):
             config._ensure_unconfigure()
         result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2])}
         result["sources"] = setup["compiled"].loaded([n for n in list(sys.modules) if n not in before])
+        result["patterns"] = setup["patterns"].new()
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
     except BaseException as error:  # pytest's own machinery failed (a usage error, a conftest that fails)
@@ -448,6 +501,7 @@ def run_one(config, probe, request, setup, requests, out):
     answer["id"] = request.get("id")
     answer["seconds"] = time.time() - started
     answer["dirty"] = folders_state() != before
+    patterns = answer.pop("patterns", None) or ()
     for path in answer.pop("sources", None) or ():  # modules the child compiled: here from now on
         compiled.add_file(path)
     if answer.get("modules"):
@@ -455,6 +509,7 @@ def run_one(config, probe, request, setup, requests, out):
         answer["modules"] = preimport(answer["modules"], os.getcwd())
         warm_caches()
     send(out, answer)
+    setup["patterns"].add(patterns)  # the child's regular expressions, here from now on (after its answer)
 
 
 def serve_tests():
@@ -506,6 +561,7 @@ def serve_tests():
     })
     setup["compiled"] = CompiledSources(root)  # the children's compiled modules (not part of the JSON setup)
     setup["compiled"].install()
+    setup["patterns"] = Patterns()
     if hasattr(gc, "freeze"):
         gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
     while True:
