@@ -461,11 +461,10 @@ def run_one(config, probe, request, setup, requests, out):
         left = deadline - time.time()
         wait = left if budget is None else min(left, CPU_POLL)
         ready = select.select(waiting, [], [], max(0.0, wait))[0] if left > 0 else []
-        if not ready and left > wait and cpu_of(pid) <= budget:
+        if not ready and left > wait:  # a look at the CPU it spent, the deadline still ahead
+            if cpu_of(pid) > budget:
+                answer = {"ending": "timeout", "detail": "spent over %g s of CPU" % budget}
             continue
-        if not ready and left > wait:
-            answer = {"ending": "timeout", "detail": "spent over %g s of CPU" % budget}
-            break
         if read_fd in ready:
             chunk = os.read(read_fd, 1 << 20)
             data += chunk

@@ -512,9 +512,10 @@ class _WarmPending:
                 self.oracle.note(f"a warm pytest process ended ({answer.detail}); its test ran as a plain process")
             return self.oracle.start_plain(self.tree).wait()
         if answer.ending == "ok":
-            verdict = self.oracle.classify(answer.failures, answer.exit, Run("ok", seconds=answer.seconds), self.tree)
+            run = Run("ok", seconds=answer.seconds, cpu=answer.cpu)
+            verdict = self.oracle.classify(answer.failures, answer.exit, run, self.tree)
             if verdict.outcome is Outcome.FAIL:
-                self.oracle.cpu.failed_in(answer.cpu if answer.cpu is not None else answer.seconds)
+                self.oracle.cpu.failed_in(run.spent)
             return verdict
         ending = "timeout" if answer.ending == "timeout" else "crash"
         return self.oracle.classify(None, None, Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending), self.tree)
