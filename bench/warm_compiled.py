@@ -39,6 +39,8 @@ from astreduce.outcome import Outcome
 from astreduce.pytest_node import PytestOracle, read_project
 
 project, node, python, tests, turn = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+import astreduce
+assert astreduce.__file__.startswith(sys.argv[6] + "/"), f"imported {astreduce.__file__}, not {sys.argv[6]}'s"
 oracle = PytestOracle(read_project(Path(project), node, python=python), jobs=1)
 try:
     tree = dict(oracle.project.tree)
@@ -57,11 +59,13 @@ finally:
 
 
 def per_test(checkout: Path, project: Path, node: str, python: str, tests: int, turn: int) -> float:
+    """The milliseconds a test under ``checkout``'s oracle. Run from the project's parent folder: ``python -c``
+    puts the working directory first on the path, and from a checkout's own folder both turns would import it."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["PYTHONPATH"] = str(checkout)
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(project), node, python, str(tests), str(turn)],
-        env=env, capture_output=True, text=True, timeout=1800, check=False,
+        [sys.executable, "-c", CHILD, str(project), node, python, str(tests), str(turn), str(checkout.resolve())],
+        env=env, capture_output=True, text=True, timeout=1800, check=False, cwd=project.parent,
     )
     if done.returncode != 0:
         raise SystemExit(f"{checkout}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
