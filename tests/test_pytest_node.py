@@ -345,6 +345,70 @@ def test_a_warm_pytest_compiles_the_patterns_its_children_compiled_unless_they_w
     assert patterns.new() == []  # nothing new to report: both are known here
 
 
+_STRINGS_IN_CHILDREN = """
+import builtins, dataclasses, importlib.util, json, os, sys, typing
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)
+strings = zygote.CodeStrings()                 # the zygote, once started
+strings.install()
+
+def child():
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                               # a test: a project's dataclass and a string annotation
+        @dataclasses.dataclass(frozen=True)
+        class Unit:
+            name: str
+            factor: "typing.Optional[float]" = None
+        hints = typing.get_type_hints(Unit)
+        try:
+            Unit("m").name = "s"
+            frozen = False
+        except dataclasses.FrozenInstanceError:
+            frozen = True
+        seen = [repr(Unit("m", 1.0)), Unit("m") == Unit("m"), hash(Unit("m")) == hash(Unit("m")), frozen, str(hints["factor"])]
+        os.write(write, json.dumps([seen, strings.new()]).encode())
+        os._exit(0)
+    os.close(write)
+    data = b""
+    while True:
+        chunk = os.read(read, 1 << 20)
+        if not chunk:
+            break
+        data += chunk
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+first = child()
+strings.add([tuple(key) for key in first[1]])  # after its answer, the zygote compiles what it reported
+second = child()
+print(json.dumps({"first": first, "second": second, "builtins": [builtins.exec is exec, builtins.compile is compile],
+                  "eval": eval("1 + 1"), "flags": typing.compile("x: int", "<s>", "exec", 0x1000000) is not None}))
+"""
+
+
+def test_a_warm_pytest_compiles_once_the_code_dataclasses_and_typing_compile_from_text(tmp_path: Path) -> None:
+    """``dataclasses`` execs the text of each method it writes, ``typing`` compiles each string annotation:
+    a child compiles the texts the zygote has not (and reports them), the zygote compiles what it reports,
+    and its next child compiles nothing and builds the same class. Only those two modules look up texts."""
+    from astreduce.pytest_node.zygote import ZYGOTE_SCRIPT
+
+    (tmp_path / "children.py").write_text(_STRINGS_IN_CHILDREN, encoding="utf-8")
+    done = subprocess.run([sys.executable, "children.py", str(ZYGOTE_SCRIPT)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=True)
+    seen = json.loads(done.stdout)
+    first_seen, first_new = seen["first"]
+    second_seen, second_new = seen["second"]
+    assert first_seen == second_seen == ["child.<locals>.Unit(name='m', factor=1.0)", True, True, True, "typing.Optional[float]"]
+    modes = {(filename, mode) for _, filename, mode in first_new}
+    assert modes == {("<string>", "exec"), ("<string>", "eval")}  # dataclasses' methods, typing's annotation
+    assert any("def __init__(self,name" in text for text, _, mode in first_new if mode == "exec")
+    assert ["typing.Optional[float]", "<string>", "eval"] in first_new
+    assert second_new == []  # nothing compiled again
+    assert seen["builtins"] == [True, True] and seen["eval"] == 2 and seen["flags"]
+
+
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
     """Candidates of a corpora project for which warm and plain runs must agree: FAIL, PASS and UNRESOLVED ones."""
     settings = case(name)
