@@ -409,6 +409,55 @@ def test_a_warm_pytest_compiles_once_the_code_dataclasses_and_typing_compile_fro
     assert seen["builtins"] == [True, True] and seen["eval"] == 2 and seen["flags"]
 
 
+_WRAPPED_FIXTURES = """
+import functools, importlib.util, json, os, sys, warnings
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)
+from _pytest.config import _prepareconfig
+from _pytest.fixtures import FixtureManager
+config = _prepareconfig(["-p", "plugin", "-q"])  # a plugin the zygote imports while configuring
+config._do_configure()
+import plugin
+known = zygote.known_unwrapped(config)
+find = FixtureManager._find_wrapped_fixture_def
+fresh = functools.wraps(plugin.hidden)(lambda: None)  # made after the zygote started: asked as before
+print(json.dumps([known > 0, find(None, plugin.plain) is None, find(None, plugin.hidden) is not None,
+                  find(None, fresh) is not None]))
+"""
+
+_PLUGIN_WITH_A_HIDDEN_FIXTURE = """
+import functools
+import pytest
+
+def plain():
+    return 1
+
+@pytest.fixture
+def base():
+    return 2
+
+@functools.wraps(base)
+def hidden():
+    return 3
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("_pytest.fixtures").fixtures.FixtureManager, "_find_wrapped_fixture_def"),
+                    reason="pytest before 9.2 does not look for fixtures behind wrappers")
+def test_a_warm_pytest_knows_which_of_its_plugins_objects_hide_no_fixture(tmp_path: Path) -> None:
+    """pytest asks of every plugin attribute, in every session, whether it hides a fixture behind wrappers:
+    the zygote answers for the objects its plugins hold while it starts; a hidden fixture is still found,
+    and an object made later is asked as before."""
+    from astreduce.pytest_node.zygote import ZYGOTE_SCRIPT
+
+    (tmp_path / "check.py").write_text(_WRAPPED_FIXTURES, encoding="utf-8")
+    (tmp_path / "plugin.py").write_text(_PLUGIN_WITH_A_HIDDEN_FIXTURE, encoding="utf-8")
+    done = subprocess.run([sys.executable, "check.py", str(ZYGOTE_SCRIPT)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [True, True, True, True]
+
+
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
     """Candidates of a corpora project for which warm and plain runs must agree: FAIL, PASS and UNRESOLVED ones."""
     settings = case(name)
