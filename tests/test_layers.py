@@ -143,6 +143,8 @@ def test_helper_names_are_written_once() -> None:
 THIRD_PARTY_WRITES = {
     # pytest has no public way to skip the configure step a forked child must not run again
     "config._do_configure",
+    # pytest has no public way to answer once, for a warm pytest's plugins, the question it asks in every session
+    "FixtureManager._find_wrapped_fixture_def",
 }
 
 

@@ -420,10 +420,26 @@ config = _prepareconfig(["-p", "plugin", "-q"])  # a plugin the zygote imports w
 config._do_configure()
 import plugin
 known = zygote.known_unwrapped(config)
+shortened = zygote.quiet_plugin_names(config, known)
 find = FixtureManager._find_wrapped_fixture_def
 fresh = functools.wraps(plugin.hidden)(lambda: None)  # made after the zygote started: asked as before
-print(json.dumps([known > 0, find(None, plugin.plain) is None, find(None, plugin.hidden) is not None,
-                  find(None, fresh) is not None]))
+import _pytest.fixtures as fixtures
+walked = fixtures.dir(plugin)
+checks = [len(known) > 0, shortened > 0, find(None, plugin.plain) is None, find(None, plugin.hidden) is not None,
+          find(None, fresh) is not None, "base" in walked and "hidden" in walked and "plain" not in walked]
+pid = os.fork()
+if pid == 0:                                   # a session: the plugin's fixture and pytest's own are found
+    config._do_configure = lambda: None
+    os._exit(int(config.hook.pytest_cmdline_main(config=config)))
+checks.append(os.WEXITSTATUS(os.waitpid(pid, 0)[1]))
+plugin.plain = plugin.base                     # a namespace changed since: every name walked again
+checks.append("plain" in fixtures.dir(plugin))
+print(json.dumps(checks))
+"""
+
+_TEST_OF_THE_PLUGIN = """
+def test_fixtures(base, tmp_path):
+    assert base == 2 and tmp_path.is_dir()
 """
 
 _PLUGIN_WITH_A_HIDDEN_FIXTURE = """
@@ -447,15 +463,17 @@ def hidden():
                     reason="pytest before 9.2 does not look for fixtures behind wrappers")
 def test_a_warm_pytest_knows_which_of_its_plugins_objects_hide_no_fixture(tmp_path: Path) -> None:
     """pytest asks of every plugin attribute, in every session, whether it hides a fixture behind wrappers:
-    the zygote answers for the objects its plugins hold while it starts; a hidden fixture is still found,
-    and an object made later is asked as before."""
+    the zygote answers for the objects its plugins hold while it starts, and leaves the names that are
+    neither fixtures nor hide one out of the walk; a hidden fixture is still found, an object made later is
+    asked as before, a session finds the plugin's fixtures and pytest's, and a changed plugin is walked whole."""
     from astreduce.pytest_node.zygote import ZYGOTE_SCRIPT
 
     (tmp_path / "check.py").write_text(_WRAPPED_FIXTURES, encoding="utf-8")
     (tmp_path / "plugin.py").write_text(_PLUGIN_WITH_A_HIDDEN_FIXTURE, encoding="utf-8")
+    (tmp_path / "test_uses.py").write_text(_TEST_OF_THE_PLUGIN, encoding="utf-8")
     done = subprocess.run([sys.executable, "check.py", str(ZYGOTE_SCRIPT)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == [True, True, True, True]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [True] * 6 + [0, True]
 
 
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
