@@ -262,7 +262,7 @@ def test_a_warm_pytest_retired_while_its_test_runs_still_answers_for_it(project:
 #: does, then children forked as the zygote forks them, each importing ``lib`` and saying what it found.
 _COMPILED_CHILDREN = """
 import importlib.util, json, os, sys
-spec = importlib.util.spec_from_file_location("zygote_program", sys.argv[1])
+spec = importlib.util.spec_from_file_location("zygote_program", sys.argv[1].replace("_zygote.py", "_zygote_caches.py"))
 zygote = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(zygote)
 root = os.getcwd()
@@ -308,7 +308,7 @@ def test_a_warm_child_takes_the_code_its_zygote_compiled_only_for_the_same_text(
 
 _PATTERNS_IN_A_CHILD = """
 import importlib.util, json, os, re, sys, warnings
-spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1].replace("_zygote.py", "_zygote_caches.py"))
 zygote = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(zygote)
 patterns = zygote.Patterns()                  # the zygote, once started
@@ -334,7 +334,7 @@ def test_a_warm_pytest_compiles_the_patterns_its_children_compiled_unless_they_w
                           timeout=60, check=True)
     reported = json.loads(done.stdout)
     assert sorted(reported) == [["(?P<prefix>\\w+)-$", 0], ["[[:alpha:]]", 0]]
-    loaded = importlib.util.spec_from_file_location("zygote_under_test", ZYGOTE_SCRIPT)
+    loaded = importlib.util.spec_from_file_location("zygote_under_test", ZYGOTE_SCRIPT.with_name("_zygote_caches.py"))
     assert loaded is not None and loaded.loader is not None
     zygote = importlib.util.module_from_spec(loaded)
     loaded.loader.exec_module(zygote)
@@ -347,7 +347,7 @@ def test_a_warm_pytest_compiles_the_patterns_its_children_compiled_unless_they_w
 
 _STRINGS_IN_CHILDREN = """
 import builtins, dataclasses, importlib.util, json, os, sys, typing
-spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1].replace("_zygote.py", "_zygote_caches.py"))
 zygote = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(zygote)
 strings = zygote.CodeStrings()                 # the zygote, once started
@@ -411,7 +411,7 @@ def test_a_warm_pytest_compiles_once_the_code_dataclasses_and_typing_compile_fro
 
 _WRAPPED_FIXTURES = """
 import functools, importlib.util, json, os, sys, warnings
-spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1].replace("_zygote.py", "_zygote_caches.py"))
 zygote = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(zygote)
 from _pytest.config import _prepareconfig

@@ -68,8 +68,7 @@ def load_private(name, path):
 
 
 _caches = load_private("zygote_caches", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_zygote_caches.py"))
-CompiledSources, Patterns, CodeStrings = _caches.CompiledSources, _caches.Patterns, _caches.CodeStrings
-warm_caches, known_unwrapped, quiet_plugin_names = _caches.warm_caches, _caches.known_unwrapped, _caches.quiet_plugin_names
+Caches, warm_caches = _caches.Caches, _caches.warm_caches
 
 #: Names a deferred conftest must not define: pytest reads them before the session starts.
 EARLY_HOOKS = ("pytest_addoption", "pytest_plugins", "pytest_addhooks", "pytest_load_initial_conftests",
@@ -266,9 +265,7 @@ def child(config, probe, request, report_fd, setup):
         finally:
             config._ensure_unconfigure()
         result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2])}
-        result["sources"] = setup["compiled"].loaded([n for n in list(sys.modules) if n not in before])
-        result["patterns"] = setup["patterns"].new()
-        result["strings"] = setup["strings"].new()
+        setup["caches"].report(result, [n for n in list(sys.modules) if n not in before])
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
     except BaseException as error:  # pytest's own machinery failed (a usage error, a conftest that fails)
@@ -305,8 +302,8 @@ def cpu_of(pid):
 def run_one(config, probe, request, setup, requests, out):
     """One test: the folder brought to the candidate, a child forked, its result (or its end) awaited."""
     apply_files(request.get("write", {}), request.get("delete", []))
-    compiled = setup["compiled"]
-    compiled.written(request.get("write", {}))
+    caches = setup["caches"]
+    caches.written(request.get("write", {}))
     before = folders_state()
     started = time.time()
     read_fd, write_fd = os.pipe()
@@ -369,17 +366,13 @@ def run_one(config, probe, request, setup, requests, out):
     answer["id"] = request.get("id")
     answer["seconds"] = time.time() - started
     answer["dirty"] = folders_state() != before
-    patterns = answer.pop("patterns", None) or ()
-    strings = answer.pop("strings", None) or ()
-    for path in answer.pop("sources", None) or ():  # modules the child compiled: here from now on
-        compiled.add_file(path)
+    taken = caches.take(answer)  # what the child compiled: here from now on
     if answer.get("modules"):
         # what the session imported lazily (a plugin's summary importing hypothesis): once, here
         answer["modules"] = preimport(answer["modules"], os.getcwd())
         warm_caches()
     send(out, answer)
-    setup["patterns"].add(patterns)  # the child's regular expressions, here from now on (after its answer)
-    setup["strings"].add(strings)  # and the texts it compiled
+    caches.learn(taken)
 
 
 def serve_tests():
@@ -429,12 +422,7 @@ def serve_tests():
         "ready": True, "pytest": pytest.__version__, "python": sys.executable,
         "inputs": sorted(inputs), "preimported": len(imported),
     })
-    setup["compiled"] = CompiledSources(root)  # the children's compiled modules (not part of the JSON setup)
-    setup["compiled"].install()
-    setup["patterns"] = Patterns()
-    setup["strings"] = CodeStrings()
-    setup["strings"].install()
-    quiet_plugin_names(config, known_unwrapped(config))
+    setup["caches"] = Caches(root, config)  # what the children would each do again (not part of the JSON setup)
     if hasattr(gc, "freeze"):
         gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
     while True:

@@ -318,3 +318,40 @@ def quiet_plugin_names(config, known):
 
     fixtures.dir = dir_
     return len(short)
+
+
+class Caches(object):
+    """Every cache above as the zygote uses them: installed once before the first fork, what a child added
+    reported with its answer, and learnt here (its modules before the answer is sent, its patterns and
+    texts after)."""
+
+    def __init__(self, root, config):
+        self.compiled = CompiledSources(root)
+        self.compiled.install()
+        self.patterns = Patterns()
+        self.strings = CodeStrings()
+        self.strings.install()
+        quiet_plugin_names(config, known_unwrapped(config))
+
+    def written(self, paths):
+        """A request wrote these files: the modules a child loaded before are compiled for the next."""
+        self.compiled.written(paths)
+
+    def report(self, result, names):
+        """In a child, after its session (``names``: the modules it imported): what it compiled that the
+        zygote has not."""
+        result["sources"] = self.compiled.loaded(names)
+        result["patterns"] = self.patterns.new()
+        result["strings"] = self.strings.new()
+
+    def take(self, answer):
+        """A child's answer, in the zygote: the modules it compiled are compiled here now; its patterns and
+        texts are taken out of the answer, for :meth:`learn` once it is sent."""
+        for path in answer.pop("sources", None) or ():
+            self.compiled.add_file(path)
+        return answer.pop("patterns", None) or (), answer.pop("strings", None) or ()
+
+    def learn(self, taken):
+        patterns, strings = taken
+        self.patterns.add(patterns)
+        self.strings.add(strings)
