@@ -15,7 +15,7 @@ from astreduce.outcome import Outcome
 from astreduce.search.greedy import Memory, apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
 from astreduce.oracles.alike import CodeKey, code_key
-from astreduce.search.session import Session
+from astreduce.search.session import Learnt, Session
 from astreduce.search.strategies import Plan, StrategyRun, counts_as_token, run_auto, tokens_of
 from astreduce.transforms import load_transforms
 from astreduce.transforms.constants import ValueFromTrace
@@ -222,6 +222,55 @@ def test_a_run_of_auto_given_what_it_learnt_tests_again_only_what_changed() -> N
     last = Session(fixpoint, judge)
     run_auto(last, replace(plan, last_passes="only"))
     assert [p.name for p in last.passes][:1] == ["rename"]
+
+
+def test_rounds_given_one_at_a_time_end_where_the_rounds_run_at_once_end() -> None:
+    # a tree gives each file one round of auto a visit (every file gets each level of passes before any
+    # gets the next): resumed visit after visit, a run tests what one run to its fixpoint tests, in order
+    plan = Plan.of(load_transforms(), last_passes="never")
+    needed = ("total = total + value * 2", "result = helper(values)", "message = label + ", "print(message)")
+    judge = ContainsAll(needed).judge
+    whole = Session(PROGRAM, judge)
+    run_auto(whole, plan)
+    visits, resumed, run = 0, Session(PROGRAM, judge), StrategyRun(plan)
+    while True:
+        run_auto(resumed, replace(plan, rounds=1), run)
+        visits += 1
+        if run.settled:
+            break
+        assert not run.again
+    assert resumed.best == whole.best != PROGRAM
+    assert [(p.name, p.tests) for p in resumed.passes] == [(p.name, p.tests) for p in whole.passes]
+    assert visits > 2  # a round that took something off, then the confirming one, at least
+    # a settled run starts afresh: its next visit is a round that does not confirm (stale singles parked)
+    again = Session(resumed.best, judge)
+    run_auto(again, replace(plan, rounds=1), run)
+    assert not run.settled and run.confirming  # it took nothing off; the next visit confirms
+
+
+def test_a_session_given_what_an_earlier_one_learnt_tests_none_of_its_candidates_again() -> None:
+    # a tree's file visited again while the rest of the tree is as it was: its candidates run as they ran
+    plan = Plan.of(load_transforms(), last_passes="never")
+    judge = ContainsAll(("result = helper(values)", "print(message)")).judge
+    learnt = Learnt()
+    first = Session(PROGRAM, judge, learnt=learnt)
+    run_auto(first, replace(plan, rounds=1))
+    assert first.tests > 0 and learnt.outcomes
+    known = dict(learnt.outcomes)
+    tested: list[str] = []
+
+    def counting(text: str) -> Verdict:
+        tested.append(text)
+        return judge(text)
+
+    again = Session(PROGRAM, counting, learnt=learnt)
+    run_auto(again, replace(plan, rounds=1))
+    assert again.best == first.best and again.tests == len(tested) == 0
+    assert again.cache_hits >= first.tests and learnt.outcomes == known
+    # without it, the same round tests them all again
+    fresh = Session(PROGRAM, counting)
+    run_auto(fresh, replace(plan, rounds=1))
+    assert fresh.best == first.best and fresh.tests == first.tests == len(tested)
 
 
 def test_a_use_gone_in_another_file_makes_a_failed_deletion_new() -> None:

@@ -497,6 +497,39 @@ def test_the_first_sweep_deletes_shallow_statements_only_the_second_every_level(
     assert sweep_plans(Plan.of(load_transforms()), "hdd") == []
 
 
+#: Two files that both stay (``b.py`` holds a kept line: never merged nor deleted) and both take rounds of auto.
+TWO_FILES = {
+    "main.py": "from a import f\nfrom b import g, h\n\nvalues = [1, 2, 3]\ncount = len(values)\nif count > 2:\n"
+               "    total = f(values)\n    print(g(total, count))\nelse:\n    print(h(values))\n",
+    "a.py": "from b import h\n\ndef f(values):\n    first = values[0]\n    rest = values[1:]\n    if first > 0:\n"
+            "        return first + sum(rest)\n    return h(rest)\n",
+    "b.py": "def h(values):\n    return [v * 2 for v in values]\n\ndef g(total, count):\n    spread = total - count * 2\n"
+            "    scale = spread - spread\n    if scale == 0:\n        ratio = total / scale  # astreduce: keep\n"
+            "    else:\n        ratio = 0\n    return ratio\n",
+}
+
+
+def test_the_full_rounds_give_each_file_a_round_of_auto_in_turn() -> None:
+    """Level by level, not file by file to a fixpoint (issue 46): after the sweeps, a file's rounds of auto
+    alternate with the other files' instead of running to its fixpoint first."""
+    from astreduce.reduce.tree import reduce_tree
+
+    result = reduce_tree(TWO_FILES, entry="main.py", jobs=1)
+    assert result.verified and sorted(result.tree) == ["b.py", "main.py"]
+    assert "ratio = total / scale  # astreduce: keep" in result.tree["b.py"]
+    names = [p.name for p in result.passes]
+    merges = [i for i, name in enumerate(names) if name == "merge modules"]
+    visits: list[str] = []  # the files reduced in the full rounds, in turn
+    for name in names[merges[1] + 1:]:  # after the two sweeps
+        path = name.split(": ")[0] if ": " in name else None
+        if path is not None and not name.endswith(": rename") and (not visits or visits[-1] != path):
+            visits.append(path)
+    assert visits[:4] == ["main.py", "b.py", "main.py", "b.py"], visits
+    # each visit is one round: the passes of a round, never two rounds' statement deletions in a row
+    first = names.index("main.py: delete statements, level 0", merges[1])
+    assert "main.py: delete statements, level 0" not in names[first + 1 : names.index("b.py: delete statements, level 0", first)]
+
+
 def test_a_tree_s_progress_line_shows_files_left_and_tests_per_second(tmp_path: Path) -> None:
     """Progress that shows a tree's reduction (issue 46): files left of the input's, tests per second, the pass
     (the coverage groups among them) on each line, when standard error is no terminal."""

@@ -14,8 +14,10 @@ until a round changes nothing (C-Reduce's fixpoint):
    hierarchical statement deletion only, which removes most of what a large
    package does not need for a few tests per statement. Later rounds run the
    single-file strategy (``auto`` by default: every transform, to a
-   fixpoint), and reduce a file again only when the tree has changed since
-   its last reduction, with what ``auto`` learnt on it (its stale edits);
+   fixpoint), one round of ``auto`` per file and round of the tree, so that
+   every file gets each level of passes before any gets the next; a file at
+   its fixpoint is reduced again only when the tree has changed since its
+   last reduction, with what ``auto`` learnt on it (its stale edits);
 3. **merge modules** — a module with one importer is merged into it
    (:mod:`astreduce.reduce.merge`). Merging after reducing meets small modules (few
    name clashes); the next round's reduction then works across the former
@@ -40,7 +42,6 @@ the whole tree.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 import time
@@ -67,9 +68,10 @@ from astreduce.reduce.unexecuted import (
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
-from astreduce.search.greedy import Memory, apply_greedily, name_counts
-from astreduce.search.strategies import Plan, StrategyRun, lines_of, run_strategy, unit_pass
+from astreduce.search.greedy import Memory, apply_greedily
+from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
 from astreduce.reduce.sweeps import sweep_plans
+from astreduce.reduce.file_rounds import FileRounds, tree_digest
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
 from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree, entry_tracer
@@ -79,11 +81,9 @@ from astreduce.reduce.provenance import Provenance, annotated
 from astreduce.source.origins import Lineage
 
 #: Rounds of passes before stopping even if they still make progress (a safety net).
-MAX_ROUNDS = 10
+MAX_ROUNDS = 100
 #: Bytes a binary file's text holds after decoding: a NUL, or bytes that are not UTF-8.
 _BINARY = re.compile("[\x00\udc80-\udcff]")
-def _digest(tree: Mapping[str, str]) -> bytes:
-    return hashlib.blake2b(encode_tree(tree).encode("utf-8", "surrogateescape"), digest_size=20).digest()
 
 
 class TreeReducer:
@@ -129,6 +129,9 @@ class TreeReducer:
         """End the result's lines with their origins as comments (``--annotate``), when that still reproduces."""
         self.plan = replace(plan, last_passes="never") if strategy == "auto" else plan
         """The full rounds' plan; renaming comes once per file, at the tree's fixpoint (:meth:`_last_passes`)."""
+        self.visit = replace(self.plan, rounds=1) if strategy == "auto" else self.plan
+        """What a full round gives each file: one round of ``auto``, resumed in the next full round until its
+        fixpoint, so that every file gets each level of passes before any gets the next."""
         self.strategy = strategy
         self.jobs = jobs
         self.fixed = fixed
@@ -166,8 +169,8 @@ class TreeReducer:
         self.passes: list[PassStats] = []
         self.history: list[tuple[int, int]] = [(0, self.best_size.tokens)]
         self.merges: list[tuple[str, str]] = []
-        self._reduced_in: dict[str, bytes] = {}
-        self._runs: dict[str, StrategyRun] = {}  # what ``auto`` learnt on each file in the full rounds (:meth:`_run_of`)
+        self.rounds = FileRounds(self.plan)
+        """What the full rounds remember of each file between visits."""
 
     # --- counters and state ---------------------------------------------------
 
@@ -259,7 +262,7 @@ class TreeReducer:
                 self._delete_files()
             self._reduce_files(plan)
             self._merge_modules()
-            if plan is self.plan and self.best_size.key >= before:
+            if plan is self.plan and self.best_size.key >= before and not self.rounds.unsettled(self.best):
                 break
         self._last_passes()
 
@@ -382,10 +385,13 @@ class TreeReducer:
     def _reduce_files(self, plan: Plan) -> None:
         """Reduce every file in turn with ``plan``, importers first.
 
-        In the full rounds a file is reduced again only when its context has
-        changed since: its own text, the files it imports (what it can use)
-        or the files importing it (what of it is used). A change elsewhere
-        cannot give it anything new to drop.
+        In the full rounds each file gets one round of ``auto`` and waits for
+        the next full round for its next one: the largest files, where the
+        tokens are, get every level of passes early instead of after the
+        others' fixpoints. A file at its fixpoint is reduced again only when
+        its context has changed since: its own text, the files it imports
+        (what it can use) or the files importing it (what of it is used). A
+        change elsewhere cannot give it anything new to drop.
         """
         full = plan is self.plan
         graph = ImportGraph.of(self.best)
@@ -393,33 +399,17 @@ class TreeReducer:
             self._check_stop()
             if path not in self.best or path in self.fixed:
                 continue
-            if full and self._reduced_in.get(path) == self._context(path):
+            if full and not self.rounds.due(self.best, path):
                 continue
             modules = modules_of(self.best)
             before = {r.module for r in references(path, self.best[path], modules)}
             self._reduce_file(path, plan)
-            if full and path in self.best:
-                self._reduced_in[path] = self._context(path)
+            if full:
+                self.rounds.visited(self.best, path)
             after = {r.module for r in references(path, self.best[path], modules)}
             if before - after:  # the modules it stopped importing may go whole now (the others wait for the next round)
                 self._delete_files({modules[m] for m in before - after})
             self._measure_again()
-
-    def _context(self, path: str) -> bytes:
-        """A digest of what ``path``'s fixpoint depends on: its text, the files it imports, the files importing it."""
-        return _digest({p: self.best[p] for p in [path, *self._related(path)]})
-
-    def _related(self, path: str) -> list[str]:
-        graph = ImportGraph.of(self.best)
-        return sorted(graph.imported_by(path) | graph.importers(path))
-
-    def _run_of(self, path: str) -> StrategyRun:
-        """``path``'s run of ``auto`` in the full rounds: a file reduced again (its context changed) tests every
-        deletion alone again, parks its other stale edits, and counts its names in the related files too."""
-        run = self._runs[path] = self._runs.get(path) or StrategyRun(self.plan)
-        run.again = run.memory.stale != {}
-        run.memory.outside = name_counts("\n".join(self.best[p] for p in self._related(path)))
-        return run
 
     def _reduce_file(self, path: str, plan: Plan) -> None:
         """The single-file strategy with ``plan`` on ``path``, the rest of the tree fixed."""
@@ -429,11 +419,12 @@ class TreeReducer:
         python = is_python(path, text) and plan.parse(text) is not None
         base = self.best
         adapter = FileInTree(self.oracle, base, path)
-        scope = None if self.store is None else self.store.scoped(f"{path}|{_digest({**base, path: ''}).hex()}")
+        elsewhere = tree_digest({**base, path: ""})
+        scope = None if self.store is None else self.store.scoped(f"{path}|{elsewhere.hex()}")
         session = Session(
             text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
             on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs, store=scope,
-            budget=self.budget, protected=protected_lines(text, self.keep), stop=self.stop,
+            budget=self.budget, protected=protected_lines(text, self.keep), stop=self.stop, learnt=self.rounds.learnt(path, elsewhere),
         )
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
@@ -441,8 +432,10 @@ class TreeReducer:
         configure_tracing(plan.transforms, tracer, enabled=tracer is not None)
         try:
             if python:
-                full = plan is self.plan
-                run_strategy(self.strategy if full else "auto", session, plan, self._run_of(path) if full else None)
+                if plan is self.plan:
+                    run_strategy(self.strategy, session, self.visit, self.rounds.run_of(self.best, path))
+                else:
+                    run_strategy("auto", session, plan)
             else:
                 unit_pass(session, "lines", lines_of(text), partial(apply_greedily, memory=Memory(retry_stale=self.exhaustive)))
         finally:

@@ -222,6 +222,16 @@ class Budget:
 
 
 @dataclass
+class Learnt:
+    """Outcomes a session learnt, for a later session on the same oracle to start from: a tree's file
+    visited again while the rest of the tree is as it was (its candidates then run as they ran)."""
+
+    outcomes: dict[bytes, Outcome] = field(default_factory=dict)
+    alike: dict[bytes, Outcome] = field(default_factory=dict)
+    """Outcomes by :attr:`Session.alike` key."""
+
+
+@dataclass
 class Session:
     """A reduction in progress."""
 
@@ -268,6 +278,8 @@ class Session:
     alike: bool = False
     """Give a candidate alike one already tested (:attr:`prepare`'s key) that one's outcome, untested (the
     syntax-tree strategies: layout is moot to a program run; not the literature's ddmin over units)."""
+    learnt: Learnt | None = None
+    """What an earlier session on the same oracle learnt: this one's cache starts from it, and adds to it."""
 
     def __post_init__(self) -> None:
         self.best = self.text
@@ -276,13 +288,15 @@ class Session:
         self.best_size = self._measure(self.text)
         self.original_size = self.best_size
         # the original FAILs (the caller checked it): keyed as the scheduler keys every candidate
-        self._cache: dict[bytes, Outcome] = {digest(self.text): Outcome.FAIL}
+        learnt = self.learnt if self.learnt is not None else Learnt()
+        self._cache: dict[bytes, Outcome] = learnt.outcomes
+        self._cache[digest(self.text)] = Outcome.FAIL
         self._stored: set[bytes] = set()
         """Keys :attr:`store` answered and the search has not read yet (then they count in :attr:`resumed`)."""
         self._pass_name = "start"
         self._kinds: dict[bytes, bytes] = {}
         """:attr:`alike` keys of candidates asked about and not yet tested."""
-        self._by_kind: dict[bytes, Outcome] = {}
+        self._by_kind: dict[bytes, Outcome] = learnt.alike
         """Outcomes by :attr:`alike` key (the original's included)."""
         self._prepared: dict[bytes, Prepared] = {}
         """The last candidates prepared, by key: the scheduler asks about a candidate more than once."""

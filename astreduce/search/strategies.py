@@ -295,6 +295,10 @@ class StrategyRun:
         self.again = False
         """A tree's file reduced again (its context changed): the first round tests every deletion alone again
         (what another file stopped needing may go, whatever its names); the other passes park their stale edits."""
+        self.settled = True
+        """No rounds are under way: the last ones reached their fixpoint (or none ran). A run whose plan's
+        rounds ran out first is resumed by the next :func:`run_auto` on it, in the round it would have run next
+        (a tree gives each file a round at a time)."""
         self.dormant: set[str] = set()
         """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
         skipped until a confirming round (see :func:`run_auto`)."""
@@ -495,7 +499,8 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
     """``auto`` on ``session``; ``run``: what an earlier run on the same text's file learnt (a tree's later round),
     else a run of its own (a pass's yield on another file says little about this one)."""
     run = run if run is not None else StrategyRun(plan)
-    run.confirming = False
+    if run.settled:  # else resumed: its next round confirms if its last one took nothing off
+        run.confirming = False
     if plan.last_passes != "only":
         _run_rounds(session, plan, run)
     if plan.last_passes != "never":
@@ -503,13 +508,14 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
 
 
 def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
-    """``auto``'s rounds, to a fixpoint of the tree passes and the text passes."""
+    """``auto``'s rounds, to a fixpoint of the tree passes and the text passes, or until ``plan.rounds`` ran
+    (then :attr:`StrategyRun.settled` is False)."""
     phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
-    for index in range(plan.rounds):
+    run.settled = False
+    for _ in range(plan.rounds):
         run.next_pass = None  # a pass found in the last round has that round's search
         before = _progress_key(session)
         cursor = (0, 0)
-        run.again = run.again and index == 0
         while True:
             tree = run.current_tree(session)
             found = _find_pass(run, phases, tree, cursor) if tree is not None else None
@@ -532,6 +538,7 @@ def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
                 else:
                     run.dormant.add(found.label)
             cursor = following
+        run.again = False  # only a reduction's first round tests every deletion alone again
         # tokens only once the tree passes stall: on a tree that still shrinks they test what the next round removes anyway
         if plan.extras and session.best_size.tokens <= TOKEN_PASS_LIMIT and _progress_key(session) >= before:
             if plan.foreign_parser:  # checking each candidate would cost an interpreter start
@@ -546,6 +553,7 @@ def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
             if plan.extras and run_text_passes(session, run):
                 run.confirming = False
                 continue
+            run.settled = True
             break
         else:
             run.confirming = True

@@ -8,11 +8,16 @@ from collections.abc import Iterator
 
 from astreduce.source.render import Edit, Replacement, Slice
 from astreduce.transforms import Transform
-from astreduce.transforms.expressions import EXPRESSIONS, stands_bare
+from astreduce.transforms.expressions import EXPRESSIONS, has_bare_line_break, stands_bare
 from astreduce.source.tree import Node, Tree
 
 #: Parentheses that belong to the syntax of these nodes, not to grouping.
 _OWN_PARENTHESES = frozenset({"Tuple", "GeneratorExp"})
+#: Where a tuple may stand without its own parentheses: (statement, field).
+_BARE_TUPLE_PLACES = frozenset({
+    ("Return", "value"), ("Expr", "value"), ("Assign", "value"), ("Assign", "targets"), ("AugAssign", "value"),
+    ("For", "target"), ("For", "iter"), ("AsyncFor", "target"), ("AsyncFor", "iter"),
+})
 _LONGEST = 4000
 
 
@@ -59,10 +64,26 @@ class DropParentheses(Transform):
         if not encloses(text):
             return
         if node.kind in _OWN_PARENTHESES and not encloses(text[1:-1].strip()):
-            return  # the only pair is the tuple's or generator's own
+            if _tuple_stands_bare(tree, node):  # ``return (a, b)`` (as ``ast.unparse`` writes it) → ``return a, b``
+                yield Replacement((Slice(node.start + 1, node.end - 1),))
+            return  # else the only pair is the tuple's or generator's own
         if not stands_bare(tree, node.id):
             return  # the parentheses group what binds more loosely than its place, or hold lines together
         yield Replacement((Slice(node.start + 1, node.end - 1),))
+
+
+def _tuple_stands_bare(tree: Tree, node: Node) -> bool:
+    """Whether a tuple's own parentheses may go: a non-empty tuple, without starred items (bare only since 3.8),
+    held on one line, standing where a statement takes a bare tuple."""
+    parent = tree.nodes[node.parent]
+    items = tree.fields[node.id].get("elts", ())
+    return (
+        node.kind == "Tuple"
+        and (parent.kind, node.field) in _BARE_TUPLE_PLACES
+        and bool(items)
+        and not any(tree.nodes[i].kind == "Starred" for i in items)
+        and not has_bare_line_break(tree.source(node.id)[1:-1])
+    )
 
 
 def _with_items(node: Node, tree: Tree) -> Iterator[Edit]:
