@@ -190,11 +190,10 @@ def tokens_of(text: str) -> list[tuple[int, int]]:
 
 
 def counts_as_token(unit: str) -> bool:
-    """Whether a unit of :func:`tokens_of` holds a token that counts: not a line end,
-    blank or comment. Deleting those changes bytes only, and joins lines
-    (``if c:\n    i += 1`` becomes ``if c:i += 1``), so that every parked edit
-    near them looks new to the next round and is tested again (calc_tokenizer:
-    one pass of them cost a 700-test round); black undoes such joins anyway."""
+    """Whether a unit of :func:`tokens_of` holds a token that counts: not a line end, blank or comment. Deleting
+    those changes bytes only, and joins lines (``if c:\n    i += 1`` becomes ``if c:i += 1``), so that every parked
+    edit near them looks new to the next round and is tested again (calc_tokenizer: one pass of them cost a
+    700-test round); black undoes such joins anyway."""
     text = unit.strip()
     return bool(text) and not text.startswith("#")
 
@@ -202,12 +201,11 @@ def counts_as_token(unit: str) -> bool:
 def unit_pass(
     session: Session, name: str, units: list[tuple[int, int]], search: Search, deletable: Callable[[str], bool] | None = None
 ) -> bool:
-    """Delete units (lines, characters, tokens) of the current best; only those whose text
-    is ``deletable``, if given (the others stay in every candidate).
+    """Delete units (lines, characters, tokens) of the current best; only those whose text is ``deletable``, if
+    given (the others stay in every candidate).
 
-    Units cover the text in order, so a candidate is the join of the kept
-    ones: no sorting of edits per candidate (character ddmin makes
-    thousands of candidates of hundreds of units).
+    Units cover the text in order, so a candidate is the join of the kept ones: no sorting of edits per candidate
+    (character ddmin makes thousands of candidates of hundreds of units).
     """
     if not units:
         return False
@@ -259,9 +257,8 @@ class Plan:
     start: tuple[str, Tree | None] | None = None
     """The text the search starts from and its tree, when the job parsed it already (a 100 KB original: 60 ms)."""
     last_passes: Literal["also", "never", "only"] = "also"
-    """Whether ``auto`` ends with the passes that come once, last (renaming, comment stripping), or runs only
-    them: a tree's rounds leave them to its fixpoint, since a file renamed in every round would no longer
-    match the edits ``auto`` remembers as stale on it."""
+    """Whether ``auto`` ends with the passes that come once, last (renaming, comment stripping), or runs only them:
+    a tree leaves them to its fixpoint (a file renamed every round would match none of its stale edits)."""
 
     @classmethod
     def of(cls, transforms: Sequence[Transform], **settings: Any) -> Plan:
@@ -296,9 +293,8 @@ class StrategyRun:
         """A tree's file reduced again (its context changed): the first round tests every deletion alone again
         (what another file stopped needing may go, whatever its names); the other passes park their stale edits."""
         self.settled = True
-        """No rounds are under way: the last ones reached their fixpoint (or none ran). A run whose plan's
-        rounds ran out first is resumed by the next :func:`run_auto` on it, in the round it would have run next
-        (a tree gives each file a round at a time)."""
+        """No rounds under way: the last reached their fixpoint (or none ran). Rounds cut short by ``plan.rounds`` are
+        resumed by the next :func:`run_auto` on this run, in the round due next (a tree gives each file one a visit)."""
         self.dormant: set[str] = set()
         """Labels of ``auto``'s replacing passes that took nothing off the last time they ran:
         skipped until a confirming round (see :func:`run_auto`)."""
@@ -508,8 +504,7 @@ def run_auto(session: Session, plan: Plan, run: StrategyRun | None = None) -> No
 
 
 def _run_rounds(session: Session, plan: Plan, run: StrategyRun) -> None:
-    """``auto``'s rounds, to a fixpoint of the tree passes and the text passes, or until ``plan.rounds`` ran
-    (then :attr:`StrategyRun.settled` is False)."""
+    """``auto``'s rounds to a fixpoint of the tree and text passes, or ``plan.rounds`` of them (then not settled)."""
     phases = [(kind, t) for kind, t in passes_of(list(plan.transforms)) if not after_rounds(t.name)]
     run.settled = False
     for _ in range(plan.rounds):
