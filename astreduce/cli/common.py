@@ -46,7 +46,7 @@ _GROUPS = {
         "plot_path", "log_x", "markdown", "quiet", "verbose", "debug",
     ),
     "Execution: where and how candidates run": (
-        "jobs", "dask_address", "confine", "allow_write", "allow_network", "resume", "cache_dir", "warm",
+        "jobs", "dask_address", "confine", "allow_write", "allow_network", "resume", "cache_dir", "warm", "selective",
     ),
 }
 _GROUP_OF = {name: title for title, names in _GROUPS.items() for name in names}

@@ -44,6 +44,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("-j", "--jobs", type=int, default=os.cpu_count() or 1, show_default=True, help="Tests run at once; the result is the same for every value.")
 @resume_option
 @click.option("--warm/--no-warm", default=True, show_default=True, help="Fork each test from a pytest started and configured once, where a run of the original shows that it ends as a plain run does.")
+@click.option("--selective-import/--no-selective-import", "selective", default=False, show_default=True, help="Warm tests: hold the project's modules imported, each test importing again only the modules its candidate changed and those holding their objects.")
 @dask_option
 @with_confinement_options
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
@@ -108,6 +109,7 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
         result, interrupted = run_reduction(
             lambda stop, progress: reduce_pytest_node(
                 project, config, on_improve=save, on_progress=progress, on_note=say, stop=stop, warm=warm, echo=say,
+                selective=values["selective"],
             ),
             quiet=quiet,
             target=output,

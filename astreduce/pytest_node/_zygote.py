@@ -36,7 +36,12 @@ request with ``"learn": true`` also imports here, after its test, the
 modules from outside the project that the test's session imported (a
 plugin that imports its library only for its summary, as hypothesis's
 does, would otherwise cost every test that import), and answers with
-their names (``"modules"``), for the next zygotes to import while starting. The
+their names (``"modules"``), for the next zygotes to import while starting. A
+request ``{"hold": [[name, path]], "write", "delete", "preimport"}`` forks
+a holder that imports those modules of the project and answers
+``{"held": [name], "error"}``; it serves the tests from then on (a test's
+``"drop"`` names the held modules its child imports again) until the next
+hold request, which it hands back (``_zygote_held.py``). The
 tests' own output goes to the setup's ``log`` file, truncated for each
 test. Standard library and pytest only, and no annotations: this file runs
 under any interpreter pytest supports.
@@ -69,6 +74,7 @@ def load_private(name, path):
 
 _caches = load_private("zygote_caches", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_zygote_caches.py"))
 Caches, warm_caches = _caches.Caches, _caches.warm_caches
+_held = load_private("zygote_held", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_zygote_held.py"))
 
 #: Names a deferred conftest must not define: pytest reads them before the session starts.
 EARLY_HOOKS = ("pytest_addoption", "pytest_plugins", "pytest_addhooks", "pytest_load_initial_conftests",
@@ -260,11 +266,15 @@ def child(config, probe, request, report_fd, setup):
             config.pluginmanager._dirpath2confmods.clear()
             config.pytest_load_initial_conftests(early_config=config)
         config._do_configure = lambda: None  # configured in the parent already
+        unsafe = reimport_dropped(request, setup)
         try:
             status = config.hook.pytest_cmdline_main(config=config)
         finally:
             config._ensure_unconfigure()
-        result = {"ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2])}
+        result = {
+            "ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2]),
+            "project": _held.project_modules(os.getcwd()), "unsafe": unsafe,
+        }
         setup["caches"].report(result, [n for n in list(sys.modules) if n not in before])
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
@@ -280,6 +290,17 @@ def child(config, probe, request, report_fd, setup):
             send(report_fd, result)
         finally:
             os._exit(0)
+
+
+def reimport_dropped(request, setup):
+    """In a child of a holder: drop the held modules the candidate changed (and their importers) and import them
+    again; the kept modules whose state that changed (``_zygote_held.py``)."""
+    held = setup.get("held")
+    dropped = set(request.get("drop") or ())
+    if not held or not dropped:
+        return []
+    _held.drop_modules(dropped)
+    return _held.reimport([n for n in held if n in dropped], [n for n in held if n not in dropped])
 
 
 #: Seconds between two looks at a test's CPU, when it has a budget of CPU.
@@ -425,6 +446,11 @@ def serve_tests():
     setup["caches"] = Caches(root, config)  # what the children would each do again (not part of the JSON setup)
     if hasattr(gc, "freeze"):
         gc.freeze()  # the children leave the parent's objects alone: fewer pages copied
+    answer_requests(config, probe, setup, requests, out)
+
+
+def answer_requests(config, probe, setup, requests, out):
+    """Answer requests until the input ends; a holder hands the next hold request back to the zygote and ends."""
     while True:
         line = requests.wait_line()
         if line is None:
@@ -435,7 +461,65 @@ def serve_tests():
             continue
         if "cancel" in request:
             continue  # for a test that ended already
+        if "hold" in request:
+            if setup.get("handoff") is not None:
+                hand_back(setup["handoff"], line + b"\n" + requests.buffer)
+            hold_modules(config, probe, request, setup, requests, out)
+            continue
         run_one(config, probe, request, setup, requests, out)
+
+
+def hand_back(fd, data):
+    """In a holder: give the zygote the requests not yet answered, and end."""
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os._exit(0)
+
+
+def hold_modules(config, probe, request, setup, requests, out):
+    """Bring the folder to the request's tree and fork a holder that imports its modules (``_zygote_held.py``) and
+    serves the tests from then on; wait until it hands the requests back (the next hold) or the input ends."""
+    apply_files(request.get("write", {}), request.get("delete", []))
+    setup["caches"].written(request.get("write", {}))
+    if not request["hold"]:
+        send(out, {"held": []})
+        return
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_fd)
+            _LOADED["confine"].die_with_parent()
+            held, error = _held.hold(request["hold"], os.getcwd())
+            preimport(request.get("preimport", []), os.getcwd())
+            if error is not None:
+                send(out, {"held": [], "error": error})
+                hand_back(write_fd, requests.buffer)
+            setup["handoff"] = write_fd
+            setup["held"] = held
+            if hasattr(gc, "freeze"):
+                gc.freeze()
+            send(out, {"held": held})
+            answer_requests(config, probe, setup, requests, out)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(read_fd, 1 << 20)  # until the holder hands back or ends
+        except InterruptedError:
+            continue
+        if not chunk:
+            break
+        data += chunk
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    requests.buffer = data
 
 
 if __name__ == "__main__":

@@ -128,13 +128,15 @@ class PytestOracle:
         timeout: seconds per test; ``None``: ten times the original's run, at least :data:`MIN_TIMEOUT`.
         jobs: tests run at once (as many warm processes are kept).
         warm: fork tests from a warm pytest where the outcome is the same (see the module docstring).
+        selective: let the warm pytest hold the project's modules imported, each test importing again only what
+            its candidate changed (:mod:`.held`).
         on_note: called once with each thing the user should know while it runs.
     """
 
     def __init__(
         self, project: Project, *, timeout: float | None = None, jobs: int = 1, warm: bool = True,
         on_note: Callable[[str], None] | None = None, limits: Limits | None = None, match: str = "first-line",
-        warm_plan: tuple[frozenset[str], tuple[str, ...]] | None = None,
+        warm_plan: tuple[frozenset[str], tuple[str, ...]] | None = None, selective: bool = False,
     ) -> None:
         self.project = project
         self.match = match
@@ -169,7 +171,7 @@ class PytestOracle:
         self.env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}
         self.setup = Setup(
             python=project.python, args=self.args, template=self.template, path=(str(probe_dir),),
-            preimport=project.imports, limits=self.limits,
+            preimport=project.imports, limits=self.limits, selective=selective,
         )
         self._said: set[str] = set()
         self.lock = threading.Lock()
@@ -507,6 +509,19 @@ class _WarmPending:
         if pool is not None:
             with self.oracle.lock:
                 pool.release(self.zygote, answer)
+        held = self.zygote.held
+        if answer.unsafe and held is not None:
+            self.oracle.note(
+                f"importing a changed module again changed the state of {', '.join(answer.unsafe)}, which a warm test kept "
+                "imported: it is imported again with that module from now on" if not held.off else
+                "importing changed modules again kept changing the state of the modules held: every test imports the whole project from now on"
+            )
+            if held.off and pool is not None:
+                with self.oracle.lock:
+                    pool.stop_holding()
+            return self.oracle.start(self.tree).wait()  # with what it changed dropped too
+        if held is not None and held.off and self.zygote.hold_error:
+            self.oracle.note(f"the warm pytest holds none of the project's modules: {self.zygote.hold_error}")
         if answer.ending in ("lost", "unstarted"):
             if answer.ending == "lost":
                 self.oracle.note(f"a warm pytest process ended ({answer.detail}); its test ran as a plain process")

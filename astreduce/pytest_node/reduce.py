@@ -132,12 +132,14 @@ def reduce_pytest_node(
     stop: StopRequest | None = None,
     warm: bool = True,
     echo: Callable[[str], None] | None = None,
+    selective: bool = False,
 ) -> PytestResult:
     """Reduce ``project`` while its node fails the same way under pytest.
 
     ``on_improve`` gets every smaller reproducing project (every file the
     node still needs) as soon as it is found; ``on_note`` what the user
-    should know while it runs (said once each); ``echo`` how each test ended, with ``config.options.verbose``.
+    should know while it runs (said once each); ``echo`` how each test ended, with ``config.options.verbose``;
+    ``selective``: warm tests import again only what their candidate changed (:mod:`.held`).
 
     Raises:
         UsageError: pytest missing under the project's interpreter, a node pytest does not find or that passes.
@@ -148,6 +150,7 @@ def reduce_pytest_node(
     options = replace(config.options, python=project.python)  # its parser reads the files (Planning)
     oracle = PytestOracle(
         project, timeout=options.timeout, jobs=config.jobs, warm=warm, on_note=on_note, limits=options.limits(), match=options.match,
+        selective=selective,
     )
     judged: Oracle[FileTree] = oracle if options.retries <= 1 else RetryingOracle(oracle, options.retries)
     config = replace(config, options=options)

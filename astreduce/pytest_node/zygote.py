@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.files import materialise
+from astreduce.pytest_node.held import HeldModules
 from astreduce.run import confine
 from astreduce.run.sandbox import EndedAtExit, Limits, make_workdir, pdeathsig_launcher, remove_workdir
 
@@ -71,6 +72,8 @@ class Setup:
     preimport: tuple[str, ...] = ()
     """Modules the project imports from outside its folder, imported while starting."""
     limits: Limits = field(default_factory=Limits)
+    selective: bool = False
+    """Hold the project's modules imported, each test importing again only what its candidate changed (``held.py``)."""
 
 
 @dataclass
@@ -89,6 +92,8 @@ class Answer:
     dirty: bool = False
     modules: list[str] = field(default_factory=list)
     """For a learning test: the modules from outside the project its session imported (the zygote has them now)."""
+    unsafe: list[str] = field(default_factory=list)
+    """Held modules the test kept whose state its re-imports changed: its outcome may not be a full import's."""
 
 
 def _float_or_none(value: Any) -> float | None:
@@ -130,6 +135,13 @@ class Zygote:
         self.queued: dict[str, Any] | None = None
         """A request waiting for the zygote to be ready."""
         self.answers: dict[int, Answer] = {}
+        self.held = HeldModules() if setup.selective else None
+        """The project's modules held imported, and what each candidate imports again (None: every test imports all)."""
+        self.hold_error = ""
+        """Why the last hold failed (a module that does not import on its own), if it did."""
+        self.preimport = setup.preimport
+        self.testing: tuple[int, Mapping[str, str], list[str]] | None = None
+        """The test running: its id, tree and the held modules it drops."""
         self.started = time.monotonic()
         self.log = self.folder / "log.txt"
         cache = self.folder / "cache"
@@ -201,6 +213,11 @@ class Zygote:
             self._heard(message)
 
     def _heard(self, message: dict[str, Any]) -> None:
+        if "held" in message:
+            if message.get("error") and self.held is not None:
+                self.hold_error = str(message["error"])
+                self.held.refused()
+            return
         if "error" in message:
             self.error = ZygoteStartError(str(message["error"]), str(message.get("detail", "")))
             self.close()
@@ -215,9 +232,15 @@ class Zygote:
         answer = Answer(
             ending=str(message.get("ending", "crash")), exit=message.get("exit"), failures=message.get("failures"),
             seconds=float(message.get("seconds", 0.0)), cpu=_float_or_none(message.get("cpu")), detail=str(message.get("detail", "")), dirty=bool(message.get("dirty")),
-            modules=list(message.get("modules") or []),
+            modules=list(message.get("modules") or []), unsafe=list(message.get("unsafe") or []),
         )
         ident = message.get("id")
+        if self.held is not None and self.testing is not None and self.testing[0] == ident:
+            _, tree, drop = self.testing
+            collected = answer.ending == "ok" and not any(f.get("when") == "collect" for f in answer.failures or [])
+            self.held.seen(tree, message.get("project"), collected and not answer.unsafe)
+            if answer.unsafe:
+                self.held.tie(drop, answer.unsafe)
         if isinstance(ident, int) and ident == self.running:
             self.running = None
             if not self.cancelled:
@@ -271,16 +294,33 @@ class Zygote:
         timeout).
         """
         ident = next(_ids)
-        write = {p: t for p, t in tree.items() if self.files.get(p) is not t and self.files.get(p) != t}
-        delete = [p for p in self.files if p not in tree]
-        self.files = dict(tree)
-        request = {"id": ident, "write": write, "delete": delete, "timeout": timeout, "learn": learn, "cpu": cpu}
+        drop: list[str] = []
+        if self.held is not None and self.ready:
+            planned = self.held.plan(tree)
+            if planned is not None:  # the modules of a tree whose test imported them all, held from now on (none: no more)
+                anchor, modules = planned
+                self._send({**self._bring(anchor), "hold": [list(m) for m in modules], "preimport": list(self.preimport)})
+            drop = self.held.dropped(tree)
+        request = {**self._bring(tree), "id": ident, "timeout": timeout, "learn": learn, "cpu": cpu, "drop": drop}
+        self.testing = (ident, tree, drop)
         self.running = ident
         if self.ready:
             self._send(request)
         else:
             self.queued = request
         return ident
+
+    def _bring(self, tree: Mapping[str, str]) -> dict[str, Any]:
+        """The files to write and delete to bring the zygote's folder to ``tree``."""
+        write = {p: t for p, t in tree.items() if self.files.get(p) is not t and self.files.get(p) != t}
+        delete = [p for p in self.files if p not in tree]
+        self.files = dict(tree)
+        return {"write": write, "delete": delete}
+
+    def stop_holding(self) -> None:
+        """Every test imports the whole project from now on (the holder is released before the next test)."""
+        if self.held is not None:
+            self.held.off = True
 
     def _send(self, request: dict[str, Any]) -> None:
         if not self._write(request):
@@ -391,6 +431,12 @@ class ZygotePool:
         more = tuple(m for m in modules if m not in known)
         if more:
             self.setup = replace(self.setup, preimport=self.setup.preimport + more)
+
+    def stop_holding(self) -> None:
+        """No zygote holds the project's modules from now on: every test imports them all."""
+        self.setup = replace(self.setup, selective=False)
+        for zygote in [*self.retiring, *(z for zygotes in self.pools.values() for z in zygotes)]:
+            zygote.stop_holding()
 
     def begin(self, tree: Mapping[str, str]) -> None:
         """Start the first zygote on ``tree`` (the original), without waiting for it (see :meth:`wait_first`)."""

@@ -155,6 +155,35 @@ def references(path: str, text: str, modules: Mapping[str, str]) -> list[Referen
     return found
 
 
+@functools.lru_cache(maxsize=1024)
+def _run_at_import(text: str) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """The import statements of ``text`` that run when it is imported: not those in a function's body."""
+    module = parse_module(text)
+    if module is None:
+        return ()
+    found: list[ast.Import | ast.ImportFrom] = []
+    todo: list[ast.AST] = [module]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return tuple(found)
+
+
+def held_modules(path: str, text: str, modules: Mapping[str, str]) -> set[str]:
+    """The modules of the tree whose objects the file ``path`` holds once it is imported: those its imports run at
+    import time name, and the top package each ``import a.b`` binds (an import in a function looks its module up
+    when it runs, and holds nothing)."""
+    found: set[str] = set()
+    for node in _run_at_import(text):
+        found.update(name for name in statement_imports(node, path, modules) if name in modules)
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names if a.asname is None and a.name.split(".")[0] in modules)
+    return found
+
+
 @dataclass
 class ImportGraph:
     """The imports between the files of one tree."""
