@@ -328,6 +328,7 @@ def test_the_bug_report_names_third_party_distributions(tmp_path: Path) -> None:
     assert "BadParameter" in run.stderr
 
 
+@pytest.mark.slow  # 21 s: a whole pytest reduction; the bug reports of files and trees stay in the suite
 def test_a_pytest_bug_report_runs_pytest_in_the_reduced_project(tmp_path: Path) -> None:
     import shutil
 

@@ -53,6 +53,7 @@ def test_a_project_environment_without_pytest_gives_way_to_astreduce_s_own(tmp_p
     assert f"pytest under {sys.executable} (astreduce's own; the project's .venv has no pytest)" in first, first
 
 
+@pytest.mark.slow  # 27 s: a whole reduction; test_pytest_node's end-to-end one keeps the command in the suite
 def test_reports_astreduce_wrote_are_never_project_files(tmp_path: Path) -> None:
     project = copy(tmp_path)
     (project / "old-report.json").write_text(json.dumps({"astreduce_version": "0", "tests": 1}))
@@ -84,6 +85,7 @@ def readme_pytest_recipe() -> tuple[str, list[str], str]:
     return install.group(1), words[1:], command
 
 
+@pytest.mark.slow  # 70 s (a fresh clone, a venv, pip install): CI installs as the README says; the recipe's reduction is test_pytest_node's
 @pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None, reason="a fresh clone needs git and the repository")
 def test_the_readme_pytest_recipe_runs_as_written_in_a_fresh_clone_and_venv(tmp_path: Path) -> None:
     """The README's install and pytest recipe, word for word, in a fresh clone (of the committed tree) with a

@@ -155,6 +155,7 @@ def isolate(repo: Path, oracle: list[str], out: Path) -> dict[str, object]:
     return data
 
 
+@pytest.mark.slow  # about 50 s on a slow 2-core machine; the isolate tests of a history keep the git path in the suite
 def test_git_history_of_30_commits(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     build_history(repo)

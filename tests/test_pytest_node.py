@@ -58,8 +58,11 @@ def unmet(name: str) -> list[str]:
 
 
 #: The cases this interpreter can run (the others need a venv of their own: ``bench/`` makes one).
+#: Cases whose warm-against-plain check runs with ``-m slow`` only (15 to 25 s each): the suite keeps the others.
+SLOW_CASES = {"heavy_import", "conftest_fixture", "shop_hypothesis"}
 RUNNABLE = [
-    pytest.param(name, marks=pytest.mark.skip(reason=f"needs {', '.join(unmet(name))}")) if unmet(name) else name
+    pytest.param(name, marks=pytest.mark.skip(reason=f"needs {', '.join(unmet(name))}")) if unmet(name)
+    else pytest.param(name, marks=pytest.mark.slow) if name in SLOW_CASES else name
     for name in CASES
 ]
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
