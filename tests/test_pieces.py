@@ -246,7 +246,7 @@ def _classes(module: str) -> list[str]:
 _STDLIB_CLASSES = [piece for module in ("argparse.py", "configparser.py", "fractions.py", "_pydecimal.py", "tarfile.py", "typing.py") for piece in _classes(module)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(piece=st.sampled_from(_STDLIB_CLASSES), data=st.data())
 def test_classes_with_lines_deleted_at_random_assemble_as_compiled_whole(piece: str, data: st.DataObject) -> None:
     """A reduction's candidates: lines of a standard library class deleted (those that still compile),

@@ -59,7 +59,7 @@ def unmet(name: str) -> list[str]:
 
 #: The cases this interpreter can run (the others need a venv of their own: ``bench/`` makes one).
 #: Cases whose warm-against-plain check runs with ``-m slow`` only (15 to 25 s each): the suite keeps the others.
-SLOW_CASES = {"heavy_import", "conftest_fixture", "shop_hypothesis"}
+SLOW_CASES = {"heavy_import", "conftest_fixture", "shop_hypothesis", "dateutil_981"}
 RUNNABLE = [
     pytest.param(name, marks=pytest.mark.skip(reason=f"needs {', '.join(unmet(name))}")) if unmet(name)
     else pytest.param(name, marks=pytest.mark.slow) if name in SLOW_CASES else name
@@ -601,6 +601,7 @@ def words_of(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").split() if path.is_file() else []
 
 
+@pytest.mark.slow  # 50 s: a whole reduction; test_what_the_node_runs_or_reads_is_reduced_though_its_test_never_imports_it keeps one in the suite
 def test_the_project_is_reduced_with_the_test_and_fails_the_same_way_in_the_output(project: Path, tmp_path: Path) -> None:
     before = {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*") if p.is_file()}
     original = failure_line(run_pytest(project, NODE))
