@@ -40,7 +40,8 @@ their names (``"modules"``), for the next zygotes to import while starting. A
 request ``{"hold": [[name, path]], "write", "delete", "preimport"}`` forks
 a holder that imports those modules of the project and answers
 ``{"held": [name], "error"}``; it serves the tests from then on (a test's
-``"drop"`` names the held modules its child imports again) until the next
+``"drop"`` names the held modules its child imports again, and with
+``"project"`` its answer names the project's modules it imported) until the next
 hold request, which it hands back (``_zygote_held.py``). The
 tests' own output goes to the setup's ``log`` file, truncated for each
 test. Standard library and pytest only, and no annotations: this file runs
@@ -273,8 +274,10 @@ def child(config, probe, request, report_fd, setup):
             config._ensure_unconfigure()
         result = {
             "ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2]),
-            "project": _held.project_modules(os.getcwd()), "unsafe": unsafe,
+            "unsafe": unsafe,
         }
+        if request.get("project"):  # the parent holds modules: which of the project's this test imported
+            result["project"] = _held.project_modules(os.getcwd())
         setup["caches"].report(result, [n for n in list(sys.modules) if n not in before])
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())

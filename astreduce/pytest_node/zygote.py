@@ -301,7 +301,8 @@ class Zygote:
                 anchor, modules = planned
                 self._send({**self._bring(anchor), "hold": [list(m) for m in modules], "preimport": list(self.preimport)})
             drop = self.held.dropped(tree)
-        request = {**self._bring(tree), "id": ident, "timeout": timeout, "learn": learn, "cpu": cpu, "drop": drop}
+        request = {**self._bring(tree), "id": ident, "timeout": timeout, "learn": learn, "cpu": cpu, "drop": drop,
+                   "project": self.held is not None}
         self.testing = (ident, tree, drop)
         self.running = ident
         if self.ready:
