@@ -430,10 +430,11 @@ class _Server:
                 os.wait()
             except OSError:  # ChildProcessError: none left
                 break
-        # an ended child's cgroup is astreduce's to reuse, unless astreduce is gone (the server is reparented)
+        # an ended child's folder and cgroup are astreduce's to reuse (the folder may serve another test by now,
+        # run elsewhere), unless astreduce is gone (the server is reparented): only the killed children's go
         orphaned = os.getppid() != self.owner
         killed = {pid for pid, _ in running}
-        left = {workdir: cgroup if orphaned or pid in killed else None for pid, (_, workdir, cgroup, _) in self.live.items()}
+        left = {workdir: cgroup for pid, (_, workdir, cgroup, _) in self.live.items() if orphaned or pid in killed}
         for handle, *_ in self.live.values():
             os.close(handle)
         self.live.clear()

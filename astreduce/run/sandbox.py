@@ -290,7 +290,7 @@ def write_all(fd: int, data: bytes) -> None:
 
 def drop_idle_workdirs() -> None:
     """Remove the folders kept for the next tests: a fork server that ends removes the folders of the
-    children it has not reaped yet, and one of them may already be kept here for another test."""
+    children it kills, and one that astreduce killed a moment before may already be kept here."""
     while _idle_workdirs and os.getpid() == _OWNER:
         remove_workdir(_idle_workdirs.pop())
 
