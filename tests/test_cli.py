@@ -442,12 +442,12 @@ def _documented_options() -> dict[str, tuple[str, set[str]]]:
 def test_every_option_has_one_meaning_on_every_command_as_docs_options_says() -> None:
     """For every command's ``--help``: each option it shows is in docs/options.md's table with exactly the
     commands that have it (one meaning for all of them), and takes the same kind of value on each."""
-    from astreduce.cli import main
+    from astreduce.cli import every_command, main
 
     documented = _documented_options()
     having: dict[str, set[str]] = {}
     kinds: dict[str, dict[str, str]] = {}
-    for name, command in sorted(main.commands.items()):
+    for name, command in sorted(every_command().items()):
         options = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
         if not options:
             continue
@@ -465,11 +465,11 @@ def test_every_option_has_one_meaning_on_every_command_as_docs_options_says() ->
 
 
 def test_every_command_with_o_says_where_it_goes_in_docs_options() -> None:
-    from astreduce.cli import main
+    from astreduce.cli import every_command
 
     table = OPTIONS_PAGE.read_text(encoding="utf-8").split("## `-o`", 1)[1]
     documented = {line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ") and "---" not in line}
-    with_o = {name for name, command in main.commands.items() if any("-o" in getattr(p, "opts", ()) for p in command.params)}
+    with_o = {name for name, command in every_command().items() if any("-o" in getattr(p, "opts", ()) for p in command.params)}
     assert documented - {"command"} == with_o
 
 

@@ -12,27 +12,39 @@ import errno
 import sys
 from typing import Any
 
+import importlib
+
 import click
 
-from astreduce.cli.batch import batch_command
-from astreduce.cli.common import errors, fail
-from astreduce.cli.compare import compare_command
-from astreduce.cli.isolate import isolate_command
-from astreduce.cli.pytest import pytest_command
-from astreduce.cli.reduce import reduce_command
-from astreduce.cli.slice import slice_command
-from astreduce.reduce.report import EXIT_USAGE, exit_status
-from astreduce.search.schedule import ordered, row
-from astreduce.transforms import load_transforms, registered_transforms
-
+#: Each command's module and object. A command's module is imported when the command runs (or ``--help``
+#: lists it): all of them together import the whole engine, a third of a second before any work; one
+#: command imports what it needs (``isolate``, ``batch`` and the grammars are a third of that).
+_COMMANDS = {
+    "batch": ("astreduce.cli.batch", "batch_command"),
+    "compare": ("astreduce.cli.compare", "compare_command"),
+    "isolate": ("astreduce.cli.isolate", "isolate_command"),
+    "pytest": ("astreduce.cli.pytest", "pytest_command"),
+    "reduce": ("astreduce.cli.reduce", "reduce_command"),
+    "slice": ("astreduce.cli.slice", "slice_command"),
+}
 
 class _Group(click.Group):
-    """A click group whose own usage errors are one line too, like astreduce's.
+    """A click group whose own usage errors are one line too, like astreduce's, and whose commands
+    are imported when they are used.
 
     click prints a usage error as three lines (usage, a hint, the error) and
     turns Ctrl-C into "Aborted!" with status 1; the contract is one line and
     status 2 for bad usage, 130 for an interruption.
     """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _COMMANDS and cmd_name not in self.commands:
+            module, name = _COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def main(
         self,
@@ -47,8 +59,13 @@ class _Group(click.Group):
         try:
             status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.Abort:  # click's form of KeyboardInterrupt, EOFError
+            from astreduce.cli.common import fail
+            from astreduce.reduce.report import exit_status
+
             fail("interrupted", exit_status(KeyboardInterrupt()))
         except click.ClickException as error:
+            from astreduce.cli.common import fail
+
             fail(_usage_line(error), error.exit_code)
         except OSError as error:
             if error.errno != errno.EPIPE:
@@ -74,6 +91,10 @@ def main() -> None:
 @main.command("transforms")
 def list_transforms() -> None:
     """List the registered transforms in the order of a round, each with its phase and a one-line description."""
+    from astreduce.cli.common import errors
+    from astreduce.search.schedule import ordered, row
+    from astreduce.transforms import load_transforms, registered_transforms
+
     with errors(False):
         registry = registered_transforms()
         width = max(len(n) for n in registry)
@@ -81,16 +102,16 @@ def list_transforms() -> None:
             click.echo(f"{transform.name:<{width}}  {row(transform.name).phase:<11}  {type(transform).summary()}")
 
 
-main.add_command(reduce_command)
-main.add_command(batch_command)
-main.add_command(pytest_command)
-main.add_command(compare_command)
-main.add_command(isolate_command)
-main.add_command(slice_command)
+def every_command() -> dict[str, click.Command]:
+    """Every command by name, each imported (for a look at them all: their options, their help)."""
+    context = click.Context(main)
+    return {name: command for name in main.list_commands(context) if (command := main.get_command(context, name))}
 
 
 def run(args: list[str]) -> int:
     """Run the CLI with ``args`` and return its exit status (for tests and scripts)."""
+    from astreduce.reduce.report import EXIT_USAGE
+
     try:
         main.main(args=args, prog_name="astreduce")
     except SystemExit as exit:
