@@ -209,6 +209,67 @@ def test_the_standard_modules_the_trees_files_import_first_are_made_by_the_fork_
         forkserver.forget_server()
 
 
+def test_what_the_trees_packages_import_before_any_code_runs_is_made_by_the_fork_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    # the entry imports pkg first, whose __init__ imports an installed module first: a plain run imports it
+    # before any code of the program's or the tree's, so the fork server imports it once (its PID is not
+    # the test's). pkg's own code runs next; what pkg/mod.py, imported after it, imports is each test's own
+    from astreduce.run import forkserver
+
+    library, seen = tmp_path / "library", tmp_path / "seen"
+    library.mkdir()
+    seen.mkdir()
+    for name in ("installed_first", "installed_late"):
+        (library / f"{name}.py").write_text("import os\nPID = os.getpid()\n")
+    monkeypatch.setenv("PYTHONPATH", str(library))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(library)])
+    monkeypatch.setattr(forkserver, "_preloads", {})
+    forkserver.forget_server()
+    tree = {
+        "main.py": "import os\nimport pkg\n"
+                   f"with open({str(seen / 'runs')!r}, 'a') as runs:\n"
+                   "    runs.write(f'{pkg.installed_first.PID == os.getpid()} {pkg.mod.installed_late.PID == os.getpid()}\\n')\n"
+                   "raise ValueError('My Test')\n",
+        "pkg/__init__.py": "import installed_first\nSETTING = len('code')\nfrom . import mod\n",
+        "pkg/mod.py": "import installed_late\n",
+    }
+    oracle = TreeOracle(OracleOptions(allow_write=(str(seen),)), entry="main.py")
+    try:
+        oracle.calibrate(tree)
+        assert not oracle.notes, oracle.notes
+        assert oracle.judge(tree).outcome is Outcome.FAIL
+        runs = (seen / "runs").read_text().splitlines()
+        assert runs[0] == "True True" and runs[-1] == "False True", runs  # a plain run first, a forked one last
+    finally:
+        oracle.close()
+        forkserver.forget_server()
+
+
+@pytest.mark.parametrize(
+    ("tree", "program", "expected"),
+    [
+        # followed into the package, its submodules, in order; stopped at the first module that runs code
+        ({"pkg/__init__.py": "import numpy\nfrom . import sub\nfrom .core import X\n", "pkg/sub.py": "import pandas\nfrom .deep import y\n",
+          "pkg/deep.py": "import json\nVALUE = compute()\nimport not_first\n", "pkg/core.py": "import never\n", "later.py": "import never_either\n"},
+         "import os\nimport pkg\nfrom pkg.sub import f\nimport later\n", ["os", "numpy", "pandas", "json"]),
+        # an interestingness script's set-up of sys.path is no code of its own; a call is
+        ({"app.py": "import io\nimport numpy as np\n"},
+         "import sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, sys.argv[1])\nimport app\nmain()\nimport later\n", ["sys", "io", "numpy"]),
+        # a package's __init__ that runs code first: nothing of it or after it
+        ({"pkg/__init__.py": "setup()\nimport numpy\n", "pkg/a.py": "import pandas\n"}, "import pkg.a\nimport json\n", []),
+        # a module the tree does not have (a namespace package's, or one that fails) ends the walk
+        ({"pkg/a.py": "import numpy\n"}, "import pkg.a\nimport json\n", []),
+        # relative imports above the top package, and a star, are no module of the tree's
+        ({"pkg/__init__.py": "from .. import up\n"}, "from pkg import *\nimport json\n", []),
+    ],
+)
+def test_the_imports_made_before_any_code_are_followed_into_the_tree(tree: dict[str, str], program: str, expected: list[str]) -> None:
+    from astreduce.run.forked_tree import _imported_first, top_modules
+
+    assert _imported_first(tree, program, top_modules(tree)) == expected
+
+
 def test_a_tests_cpu_budget_follows_the_cpu_of_the_runs_that_reproduce_not_their_wall_clock() -> None:
     # the failing run waits 0.3 s (no CPU: a sleep, or a core busy elsewhere at -j 2): ten times its
     # wall-clock time would let every hang burn 3 s; its child's own CPU makes the budget the floor

@@ -34,6 +34,55 @@ def preloadable(text: str, append: str = "") -> tuple[str, ...]:
     return tuple(names)
 
 
+def leading_imports(text: str, package: str = "") -> tuple[list[tuple[str, tuple[str, ...]]], bool]:
+    """What ``text`` imports before any code of its own runs, and whether nothing else runs in it.
+
+    Each import as (module, names): the absolute module (a relative one resolved in ``package``) and,
+    for ``from M import a, b``, the names, which may be submodules. The second value says whether the
+    text is only imports and inert statements: then what is imported after it is imported before any
+    code of its runs.
+    """
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [], False
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for statement in module.body:
+        if isinstance(statement, ast.Import):
+            found.extend((alias.name, ()) for alias in statement.names)
+        elif isinstance(statement, ast.ImportFrom):
+            base = _absolute(statement, package)
+            if base is None:
+                return found, False
+            found.append((base, tuple(alias.name for alias in statement.names if alias.name != "*")))
+        elif not _inert(statement) and not _finding(statement):
+            return found, False
+    return found, True
+
+
+def _finding(statement: ast.stmt) -> bool:
+    """``sys.path.insert(...)``, ``sys.path.append(...)`` or ``sys.dont_write_bytecode = ...``: where modules are
+    found and whether their bytecode is written, as an interestingness script sets up before it imports the tree."""
+    if isinstance(statement, ast.Expr) and isinstance(call := statement.value, ast.Call):
+        return ast.unparse(call.func) in ("sys.path.insert", "sys.path.append")
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        return ast.unparse(statement.targets[0]) == "sys.dont_write_bytecode"
+    return False
+
+
+def _absolute(statement: ast.ImportFrom, package: str) -> str | None:
+    """The absolute name of the module a ``from`` import names (None: above the top package)."""
+    if not statement.level:
+        return statement.module
+    parts = package.split(".") if package else []
+    if statement.level - 1 > len(parts) or (statement.level - 1 == len(parts) and not statement.module):
+        return None
+    base = parts[: len(parts) - (statement.level - 1)]
+    if statement.module:
+        base.append(statement.module)
+    return ".".join(base) or None
+
+
 def _imported(statement: ast.Import | ast.ImportFrom) -> list[str]:
     """The absolute module names an import statement imports (a relative import names none)."""
     if isinstance(statement, ast.Import):
@@ -58,4 +107,4 @@ def _inert(statement: ast.stmt) -> bool:
     return False
 
 
-__all__ = ["preloadable"]
+__all__ = ["leading_imports", "preloadable"]
