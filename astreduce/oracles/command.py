@@ -26,7 +26,9 @@ from dataclasses import dataclass, field, replace
 from astreduce.errors import NotReproducibleError, UsageError
 from astreduce.oracles import Traits, Verdict
 from astreduce.run import Run, frames_in_text
+from astreduce.run.forked_tree import ForkedTree, preload_imports
 from astreduce.run.process import Process, ProcessesPending, Signature
+from astreduce.run.spare import Job
 from astreduce.run.sandbox import (
     MIN_TIMEOUT,
     Limits,
@@ -159,6 +161,40 @@ class _CommandPending(ProcessesPending):
         return self.oracle.located(self.oracle.classify(signatures), signatures[0], self.processes[0].workdir, self.lines)
 
 
+class _ForkedScriptPending:
+    """A ``--test`` script run in a forked child on the candidate: the run comes as the exec oracle reports it,
+    judged as the script's process would be (its exit status)."""
+
+    def __init__(self, oracle: CommandOracle, job: Job, lines: int) -> None:
+        self.oracle = oracle
+        self.job = job
+        self.lines = lines
+        self.started = time.monotonic()
+
+    def done(self) -> bool:
+        return self.job.poll() is not None
+
+    def ready_fds(self) -> list[int] | None:
+        return [] if self.done() else [self.job.fd]
+
+    def cancel(self) -> None:
+        self.job.kill()
+
+    def wait(self) -> Verdict:
+        run = self.job.wait()
+        self.oracle.tests += 1
+        self.oracle.seconds += time.monotonic() - self.started
+        judged = self.oracle.classify([forked_signature(run, self.job.exit_status)])
+        name = os.path.basename(self.oracle.filename)
+        # the place: the script's own frames through the candidate (it ran it in its process), else the last
+        # traceback it printed (it ran the candidate as a process of its own), as for a plain run
+        frames = run.frames if any(path.endswith(name) for path, _ in run.frames) else frames_in_text(run.output)
+        located = replace(judged.run, frames=frames).located(lambda path: self.lines if path == name else None, self.job.workdir)
+        if located.raised_at is not None:
+            located = replace(located, raised_at=(self.oracle.filename, located.raised_at[1]))
+        return Verdict(judged.outcome, located)
+
+
 @dataclass
 class CommandOracle:
     """Runs a command on the candidate; ``--run``, ``--test`` and ``--differential`` in one.
@@ -191,6 +227,10 @@ class CommandOracle:
     seconds: float = 0.0
     raised_at: tuple[str, int] | None = None
     """Where the original failed, when its standard error shows a Python traceback through the candidate."""
+    forked: bool = True
+    """Under astreduce's own interpreter, a ``--test`` script that is Python runs in a child forked ahead
+    (:mod:`~astreduce.run.forked_tree`) instead of a new interpreter, when the original ends the same both ways."""
+    _forked: ForkedTree | None = field(default=None, repr=False, compare=False)
     _gated: dict[int, deque[Future[tuple[Process, str]]]] | None = field(default=None, repr=False, compare=False)
     """Per command, the next tests' processes, started ahead and waiting at their gates."""
     _starter: ThreadPoolExecutor | None = field(default=None, repr=False, compare=False)
@@ -216,8 +256,27 @@ class CommandOracle:
             return self.criteria.hang
         return self.timeout if self.timeout is not None else 600.0
 
-    def start(self, text: str) -> _CommandPending:
-        data = self.encode(text) if callable(self.encode) else text.encode("utf-8", errors="surrogateescape")
+    def forkable_script(self) -> str | None:
+        """The ``--test`` script, when a forked child of this interpreter runs it as ``python SCRIPT`` would (a
+        Python script that is not executable; one, not ``--differential``); None for any other command."""
+        if not self.script or len(self.commands) != 1:
+            return None
+        argv = script_argv(self.commands[0])
+        return argv[1] if argv[:1] == [sys.executable] and len(argv) == 2 else None
+
+    def start(self, text: str) -> _CommandPending | _ForkedScriptPending:
+        if self._forked is not None:
+            script = self.forkable_script()
+            assert script is not None
+            name = os.path.basename(self.filename)
+            job = self._forked.start(
+                {name: text}, script, self.wait_limit, argv=(os.path.join("{dir}", name),), keep_output=True, compiled=False,
+            )
+            return _ForkedScriptPending(self, job, text.count("\n") + 1)
+        return self._start_processes(text)
+
+    def _start_processes(self, text: str) -> _CommandPending:
+        data = self._bytes(text)
         limits = self.limits.for_timeout(self.wait_limit)
         processes = []
         for index in range(len(self.commands)):
@@ -274,8 +333,14 @@ class CommandOracle:
             while len(ready) < _GATED_AHEAD:
                 ready.append(self._starter.submit(self._process, index, limits, True))
 
+    def _bytes(self, text: str) -> bytes:
+        return self.encode(text) if callable(self.encode) else text.encode("utf-8", errors="surrogateescape")
+
     def close(self) -> None:
-        """Stop the processes started ahead (they never ran their command)."""
+        """Stop the processes started ahead (they never ran their command), and the spares."""
+        if self._forked is not None:
+            self._forked.close()
+            self._forked = None
         if self._gated is None or self._starter is None:
             return
         for future in (f for ready in self._gated.values() for f in ready):
@@ -396,9 +461,56 @@ class CommandOracle:
             NotReproducibleError: the original is not interesting.
         """
         self.timeout = timeout if timeout is not None else 600.0
-        pending = self.start(text)
+        if self._forked is not None:  # calibrated again (isolate, batch): the plain run first, as the first time
+            self._forked.close()
+            self._forked = None
+        pending = self._start_processes(text)
         signatures = [p.wait() for p in pending.processes]
         verdict = self.located(self.adopt_original(signatures, timeout), signatures[0], pending.processes[0].workdir, pending.lines)
         self.raised_at = verdict.run.raised_at
         self.tests += 1
+        self._fork_when_same(text, verdict)
         return verdict
+
+    def _fork_when_same(self, text: str, verdict: Verdict) -> None:
+        """Run the original once more in a forked child (:meth:`forkable_script`), with the script's leading imports
+        made once by the fork server; the tests run that way from now on if it ends as the plain run did (the
+        same verdict, exit status and place), as new processes otherwise."""
+        script = self.forkable_script()
+        if not self.forked or script is None or self.stdin or self._bytes(text) != text.encode("utf-8", errors="surrogateescape"):
+            return  # the child writes the candidate as UTF-8
+        try:
+            with open(script, encoding="utf-8", errors="replace") as file:
+                program = file.read()
+        except OSError:
+            return
+        preload_imports({os.path.basename(self.filename): ""}, program)  # the candidate is never parsed here: it may crash the parser
+        self._forked = ForkedTree(self.limits)
+        again = self.start(text).wait()
+        self.tests -= 1  # the original once more, another way
+        self.seconds -= again.run.seconds
+        if (again.outcome, again.run.ending, again.run.exception, again.run.raised_at) != (
+            verdict.outcome, verdict.run.ending, verdict.run.exception, verdict.run.raised_at,
+        ):
+            self._forked.close()
+            self._forked = None
+
+
+def forked_signature(run: Run, status: int | None) -> Signature:
+    """A script's forked run as the command oracle sees a process end."""
+    if run.ending == "timeout":
+        return Signature(None, None, "", seconds=run.seconds, timed_out=True)
+    if run.ending == "crash" and "killed by " in run.detail:
+        return Signature(run.detail.split("killed by ", 1)[1], None, "", seconds=run.seconds)
+    return Signature(None, status if status is not None else 1, _last_stderr_line(run), seconds=run.seconds)
+
+
+def _last_stderr_line(run: Run) -> str:
+    """The last line ``python SCRIPT`` would write to standard error after this run: a traceback's, a sys.exit text."""
+    if run.ending == "ok":
+        return ""
+    if run.exception == "SystemExit":
+        return "" if run.message in ("", "None") or run.message.lstrip("-").isdigit() else run.message
+    if run.ending in ("exception", "syntax"):
+        return f"{run.exception}: {run.message}" if run.message else run.exception
+    return ""

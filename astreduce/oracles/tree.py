@@ -43,7 +43,7 @@ from astreduce.interpreters import require_worker_python, resolve_python, versio
 from astreduce.oracles import Finished, Oracle, Pending, Target, Traits, Verdict
 from astreduce.run import Run, frames_from, frames_in_text
 from astreduce.run._worker_main import REPORT_MARK
-from astreduce.oracles.command import CommandOracle, command_argv, script_argv
+from astreduce.oracles.command import CommandOracle, command_argv, forked_signature, script_argv
 from astreduce.run.process import Process, ProcessesPending, Signature
 from astreduce.run.forked_tree import ForkedTree, preload_imports
 from astreduce.oracles.options import (
@@ -349,13 +349,8 @@ class TreeOracle(DirectoryOracle):
             self._forked = ForkedTree(self.limits)
 
     def _forkable_script(self) -> str | None:
-        """The ``--test`` script, when it is Python that astreduce would run as ``python SCRIPT``: a forked
-        child of this interpreter runs it the same way; None for any other command."""
-        command = self.command
-        if command is None or not command.script or len(command.commands) != 1:
-            return None
-        argv = script_argv(command.commands[0])
-        return argv[1] if argv[:1] == [sys.executable] and len(argv) == 2 else None
+        """The ``--test`` script, when a forked child of this interpreter runs it as ``python SCRIPT`` would."""
+        return None if self.command is None else self.command.forkable_script()
 
     def close(self) -> None:
         if self._forked is not None:
@@ -451,31 +446,11 @@ class _ForkedPending:
         if self.oracle.command is None:
             verdict = self.oracle.classify_run(run)
         else:  # a script run in this child: its frames in the tree's modules, if it imported them, are the place
-            judged = self.oracle.command.classify([_as_signature(run, self.job.exit_status)])
+            judged = self.oracle.command.classify([forked_signature(run, self.job.exit_status)])
             verdict = Verdict(judged.outcome, replace(judged.run, frames=run.frames, raised_at=run.raised_at))
         if verdict.outcome is Outcome.FAIL:
             self.oracle.cpu.failed_in(run.spent)
         return verdict
-
-
-def _as_signature(run: Run, status: int | None) -> Signature:
-    """A script's forked run as the command oracle sees a process end."""
-    if run.ending == "timeout":
-        return Signature(None, None, "", seconds=run.seconds, timed_out=True)
-    if run.ending == "crash" and "killed by " in run.detail:
-        return Signature(run.detail.split("killed by ", 1)[1], None, "", seconds=run.seconds)
-    return Signature(None, status if status is not None else 1, _last_stderr_line(run), seconds=run.seconds)
-
-
-def _last_stderr_line(run: Run) -> str:
-    """The last line ``python SCRIPT`` would write to standard error after this run: a traceback's, a sys.exit text."""
-    if run.ending == "ok":
-        return ""
-    if run.exception == "SystemExit":
-        return "" if run.message in ("", "None") or run.message.lstrip("-").isdigit() else run.message
-    if run.ending in ("exception", "syntax"):
-        return f"{run.exception}: {run.message}" if run.message else run.exception
-    return ""
 
 
 def _not_runnable(program: str, workdir: str) -> str | None:

@@ -107,20 +107,22 @@ class ForkedTree:
 
     def start(
         self, tree: Mapping[str, str], program: str, timeout: float, cpu_timeout: float | None = None,
-        argv: tuple[str, ...] = (),
+        argv: tuple[str, ...] = (), keep_output: bool = False, compiled: bool = True,
     ) -> Job:
         """Run ``program`` in a child whose folder holds ``tree``; the job reports how the run ended.
 
         ``program`` is the tree's entry (a path in the tree), or a Python
         script outside it (an absolute path) run as ``python SCRIPT ARGV``,
-        where ``{dir}`` in ``argv`` stands for the child's folder.
+        where ``{dir}`` in ``argv`` stands for the child's folder; ``keep_output``: the run's ``output`` is the
+        tail of what it printed; ``compiled=False``: the tree's files are never compiled here (a candidate that
+        may crash the compiler, run by a script), only in the child, if it imports them.
         """
         server = running_server()
         if server is None or server.pid != self._server:
             self._remembered.clear()  # a new server holds none of it
         spare, held = self._spares.popleft() if self._spares else (None, 0)
         fresh, unknown = {}, {}
-        for path, text in tree.items():
+        for path, text in tree.items() if compiled else ():
             if path.endswith(".py") and ((path, text) in _CODES or _seen_before(path, text)):
                 code = _code(path, text)
                 order = self._remembered.get((path, text))
@@ -136,7 +138,7 @@ class ForkedTree:
             while len(self._remembered) > CODES_KEPT:  # as the server keeps them
                 self._remembered.popitem(last=False)
         test = TreeTest(dict(tree), fresh, program, tuple(argv))
-        job, spare = start_in_spare(spare, test, self.limits.for_timeout(timeout), timeout, cpu_timeout)
+        job, spare = start_in_spare(spare, test, self.limits.for_timeout(timeout), timeout, cpu_timeout, keep_output=keep_output)
         self._spares.append((spare, self._handed))
         while len(self._spares) < SPARES:
             self._spares.append((Spare(self.limits.for_timeout(timeout)), self._handed))
