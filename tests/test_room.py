@@ -201,6 +201,25 @@ def _test(folder: Path) -> tuple[bool, str]:
     return _command([str(script)], folder, Outcome.FAIL, script=True)
 
 
+def _test_forked(folder: Path) -> tuple[bool, str]:
+    # a Python script, not executable: calibrated as a new interpreter and in a child forked ahead, then
+    # each test forked (both run the candidate in the script's own process)
+    script = folder / "interesting.py"
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {str(folder)!r})\nsource = open(sys.argv[1]).read()\ntry:\n"
+        "    exec(compile(source, sys.argv[1], 'exec'), {'__name__': '__main__'})\n"
+        "except AssertionError as error:\n    sys.exit(0 if str(error) == 'hostile' else 1)\nsys.exit(1)\n"
+    )
+    oracle = CommandOracle([str(script)], "prog.py", timeout=60, script=True)
+    try:
+        oracle.calibrate(PROGRAM)
+        forked = oracle._forked is not None
+        verdict = oracle.judge(PROGRAM)
+    finally:
+        oracle.close()
+    return verdict.outcome is Outcome.FAIL and forked, f"{verdict.run.describe()}, forked: {forked}"
+
+
 def _differential(folder: Path) -> tuple[bool, str]:
     # the same output and status as a program that only says it attacked: no difference, when it ran to its end
     said = f"{sys.executable} -c \"print('attacked'); raise AssertionError('hostile')\""
@@ -314,7 +333,7 @@ def calibrate_warm(folder: Path) -> tuple[Verdict, bool]:
 
 #: Every path a candidate runs on, and how to make it run the attacking program there.
 PATHS: dict[str, Callable[[Path], tuple[bool, str]]] = {
-    "exec": _exec, "run": _run, "test": _test, "differential": _differential, "python-3.12": _python_312,
+    "exec": _exec, "run": _run, "test": _test, "test-forked": _test_forked, "differential": _differential, "python-3.12": _python_312,
     "tree": _tree, "batch": _batch, "slice": _slice, "isolate": _isolate, "compare": _compare,
     "predicate": _predicate, "pytest": _pytest,
 }
