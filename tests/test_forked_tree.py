@@ -11,6 +11,7 @@ signal.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,39 +135,50 @@ def test_a_trees_code_compiled_once_serves_every_later_child() -> None:
         forked.close()
 
 
-def test_the_entrys_imports_are_made_by_the_fork_server_but_not_the_trees_modules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # an installed module the entry imports first is imported once, by the server (its PID is not the
-    # test's); a module of the tree's own is always the test's, even when something installed has its name.
-    # Each run notes what it saw in a file; the message is the same whichever way it runs, so that the
-    # forked runs are kept (they must end as the plain runs do)
+def _runs_noted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, installed: dict[str, str], tree_of: Callable[[Path], dict[str, str]]) -> list[str]:
+    """Install ``installed`` (module name -> text) where the plain runs' interpreters and a new fork server find
+    them, calibrate a tree oracle on ``tree_of(seen)``, whose entry notes what each run saw in ``seen/runs``, and
+    judge it once more: the lines noted, a plain run's first and a forked one's last (the forked runs kept)."""
     from astreduce.run import forkserver
 
     library, seen = tmp_path / "library", tmp_path / "seen"
     library.mkdir()
     seen.mkdir()
-    for name in ("installed_helper", "shadowed"):
-        (library / f"{name}.py").write_text("import os\nPID = os.getpid()\n")
+    for name, text in installed.items():
+        (library / f"{name}.py").write_text(text)
     monkeypatch.setenv("PYTHONPATH", str(library))  # the plain runs' interpreters
     monkeypatch.setattr(sys, "path", [*sys.path, str(library)])  # the fork server's
     monkeypatch.setattr(forkserver, "_preloads", {})
     forkserver.forget_server()
-    tree = {
-        "main.py": "import os\nimport installed_helper\nimport shadowed\n"
-                   f"with open({str(seen / 'runs')!r}, 'a') as runs:\n"
-                   "    runs.write(f'{installed_helper.PID == os.getpid()} {shadowed.PID == os.getpid()}\\n')\n"
-                   "raise ValueError('My Test')\n",
-        "shadowed.py": "import os\nPID = os.getpid()\n",
-    }
+    tree = tree_of(seen / "runs")
     oracle = TreeOracle(OracleOptions(allow_write=(str(seen),)), entry="main.py")
     try:
         oracle.calibrate(tree)
-        assert not oracle.notes, oracle.notes  # the forked runs were kept
+        assert not oracle.notes, oracle.notes  # the forked runs were kept: they end as the plain ones
         assert oracle.judge(tree).outcome is Outcome.FAIL
-        runs = (seen / "runs").read_text().splitlines()
-        assert runs[0] == "True True" and runs[-1] == "False True", runs  # a plain run first, a forked one last
+        return (seen / "runs").read_text().splitlines()
     finally:
         oracle.close()
         forkserver.forget_server()
+
+
+#: An installed module that says which process imported it.
+PID_MODULE = "import os\nPID = os.getpid()\n"
+
+
+def test_the_entrys_imports_are_made_by_the_fork_server_but_not_the_trees_modules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # an installed module the entry imports first is imported once, by the server (its PID is not the
+    # test's); a module of the tree's own is always the test's, even when something installed has its name.
+    # Each run notes what it saw in a file; the message is the same whichever way it runs, so that the
+    # forked runs are kept (they must end as the plain runs do)
+    runs = _runs_noted(monkeypatch, tmp_path, {"installed_helper": PID_MODULE, "shadowed": PID_MODULE}, lambda noted: {
+        "main.py": "import os\nimport installed_helper\nimport shadowed\n"
+                   f"with open({str(noted)!r}, 'a') as runs:\n"
+                   "    runs.write(f'{installed_helper.PID == os.getpid()} {shadowed.PID == os.getpid()}\\n')\n"
+                   "raise ValueError('My Test')\n",
+        "shadowed.py": PID_MODULE,
+    })
+    assert runs[0] == "True True" and runs[-1] == "False True", runs
 
 
 def test_the_standard_modules_the_trees_files_import_first_are_made_by_the_fork_server_alone(
@@ -175,38 +187,18 @@ def test_the_standard_modules_the_trees_files_import_first_are_made_by_the_fork_
     # pkg/mod.py imports a standard-library module and an installed one first: the fork server imports the
     # standard one before the entry runs (on email a test 30 % cheaper); the installed one and the tree's own
     # modules are left to each test (a tree's module may be imported after the program's own code ran)
-    from astreduce.run import forkserver
-
     assert "colorsys" not in sys.modules  # else astreduce's own import would preload it anyway
-    library, seen = tmp_path / "library", tmp_path / "seen"
-    library.mkdir()
-    seen.mkdir()
-    (library / "installed_only.py").write_text("VALUE = 1\n")
-    monkeypatch.setenv("PYTHONPATH", str(library))
-    monkeypatch.setattr(sys, "path", [*sys.path, str(library)])
-    monkeypatch.setattr(forkserver, "_preloads", {})
-    forkserver.forget_server()
-    tree = {
+    runs = _runs_noted(monkeypatch, tmp_path, {"installed_only": "VALUE = 1\n"}, lambda noted: {
         "main.py": "import sys\n"
                    "loaded = [name in sys.modules for name in ('colorsys', 'installed_only', 'pkg', 'pkg.mod')]\n"
-                   f"with open({str(seen / 'runs')!r}, 'a') as runs:\n"
+                   f"with open({str(noted)!r}, 'a') as runs:\n"
                    "    runs.write(f'{loaded}\\n')\n"
                    "import pkg.mod\n"
                    "raise ValueError('My Test', pkg.mod.colorsys.__name__, pkg.mod.installed_only.VALUE)\n",
         "pkg/__init__.py": "",
         "pkg/mod.py": "import colorsys\nimport installed_only\n",
-    }
-    oracle = TreeOracle(OracleOptions(allow_write=(str(seen),)), entry="main.py")
-    try:
-        oracle.calibrate(tree)
-        assert not oracle.notes, oracle.notes  # the forked runs were kept: they end as the plain ones
-        assert oracle.judge(tree).outcome is Outcome.FAIL
-        runs = (seen / "runs").read_text().splitlines()
-        assert runs[0] == "[False, False, False, False]", runs  # the plain run
-        assert runs[-1] == "[True, False, False, False]", runs  # a forked one
-    finally:
-        oracle.close()
-        forkserver.forget_server()
+    })
+    assert runs[0] == "[False, False, False, False]" and runs[-1] == "[True, False, False, False]", runs
 
 
 def test_what_the_trees_packages_import_before_any_code_runs_is_made_by_the_fork_server(
@@ -215,35 +207,15 @@ def test_what_the_trees_packages_import_before_any_code_runs_is_made_by_the_fork
     # the entry imports pkg first, whose __init__ imports an installed module first: a plain run imports it
     # before any code of the program's or the tree's, so the fork server imports it once (its PID is not
     # the test's). pkg's own code runs next; what pkg/mod.py, imported after it, imports is each test's own
-    from astreduce.run import forkserver
-
-    library, seen = tmp_path / "library", tmp_path / "seen"
-    library.mkdir()
-    seen.mkdir()
-    for name in ("installed_first", "installed_late"):
-        (library / f"{name}.py").write_text("import os\nPID = os.getpid()\n")
-    monkeypatch.setenv("PYTHONPATH", str(library))
-    monkeypatch.setattr(sys, "path", [*sys.path, str(library)])
-    monkeypatch.setattr(forkserver, "_preloads", {})
-    forkserver.forget_server()
-    tree = {
+    runs = _runs_noted(monkeypatch, tmp_path, {"installed_first": PID_MODULE, "installed_late": PID_MODULE}, lambda noted: {
         "main.py": "import os\nimport pkg\n"
-                   f"with open({str(seen / 'runs')!r}, 'a') as runs:\n"
+                   f"with open({str(noted)!r}, 'a') as runs:\n"
                    "    runs.write(f'{pkg.installed_first.PID == os.getpid()} {pkg.mod.installed_late.PID == os.getpid()}\\n')\n"
                    "raise ValueError('My Test')\n",
         "pkg/__init__.py": "import installed_first\nSETTING = len('code')\nfrom . import mod\n",
         "pkg/mod.py": "import installed_late\n",
-    }
-    oracle = TreeOracle(OracleOptions(allow_write=(str(seen),)), entry="main.py")
-    try:
-        oracle.calibrate(tree)
-        assert not oracle.notes, oracle.notes
-        assert oracle.judge(tree).outcome is Outcome.FAIL
-        runs = (seen / "runs").read_text().splitlines()
-        assert runs[0] == "True True" and runs[-1] == "False True", runs  # a plain run first, a forked one last
-    finally:
-        oracle.close()
-        forkserver.forget_server()
+    })
+    assert runs[0] == "True True" and runs[-1] == "False True", runs
 
 
 @pytest.mark.parametrize(

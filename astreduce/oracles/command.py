@@ -161,15 +161,12 @@ class _CommandPending(ProcessesPending):
         return self.oracle.located(self.oracle.classify(signatures), signatures[0], self.processes[0].workdir, self.lines)
 
 
-class _ForkedScriptPending:
-    """A ``--test`` script run in a forked child on the candidate: the run comes as the exec oracle reports it,
-    judged as the script's process would be (its exit status)."""
+class JobPending:
+    """A test running in a child forked ahead (a :class:`~astreduce.run.spare.Job`), as the search waits for it;
+    :meth:`wait` is the oracle's."""
 
-    def __init__(self, oracle: CommandOracle, job: Job, lines: int) -> None:
-        self.oracle = oracle
+    def __init__(self, job: Job) -> None:
         self.job = job
-        self.lines = lines
-        self.started = time.monotonic()
 
     def done(self) -> bool:
         return self.job.poll() is not None
@@ -179,6 +176,17 @@ class _ForkedScriptPending:
 
     def cancel(self) -> None:
         self.job.kill()
+
+
+class _ForkedScriptPending(JobPending):
+    """A ``--test`` script run in a forked child on the candidate: the run comes as the exec oracle reports it,
+    judged as the script's process would be (its exit status)."""
+
+    def __init__(self, oracle: CommandOracle, job: Job, lines: int) -> None:
+        super().__init__(job)
+        self.oracle = oracle
+        self.lines = lines
+        self.started = time.monotonic()
 
     def wait(self) -> Verdict:
         run = self.job.wait()

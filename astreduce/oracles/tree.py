@@ -43,7 +43,7 @@ from astreduce.interpreters import require_worker_python, resolve_python, versio
 from astreduce.oracles import Finished, Oracle, Pending, Target, Traits, Verdict
 from astreduce.run import Run, frames_from, frames_in_text
 from astreduce.run._worker_main import REPORT_MARK
-from astreduce.oracles.command import CommandOracle, command_argv, forked_signature, script_argv
+from astreduce.oracles.command import CommandOracle, JobPending, command_argv, forked_signature, script_argv
 from astreduce.run.process import Process, ProcessesPending, Signature
 from astreduce.run.forked_tree import ForkedTree, preload_imports
 from astreduce.oracles.options import (
@@ -423,22 +423,13 @@ class TreeOracle(DirectoryOracle):
         require_reliable(original_runs(self, tree, first), self.wording.subject)
 
 
-class _ForkedPending:
+class _ForkedPending(JobPending):
     """A tree's entry running in a forked child: the run comes as the exec oracle reports it."""
 
     def __init__(self, oracle: TreeOracle, job: Job, tree: Mapping[str, str]) -> None:
+        super().__init__(job)
         self.oracle = oracle
-        self.job = job
         self.tree = tree
-
-    def done(self) -> bool:
-        return self.job.poll() is not None
-
-    def ready_fds(self) -> list[int] | None:
-        return [] if self.done() else [self.job.fd]
-
-    def cancel(self) -> None:
-        self.job.kill()
 
     def wait(self) -> Verdict:
         run = self.job.wait().located(lines_in(self.tree))
