@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from astreduce.source.measure import size_change
 from astreduce.source.render import Edit, NodeReducer
+from astreduce.source.syntax import parses_here
 from astreduce.source.tree import OPAQUE, SKIPPED, Tree, is_empty_arguments, numbered
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -535,11 +536,4 @@ def shrinks(analysis: Analysis, edits: Mapping[int, Edit], parse: bool = False) 
     candidate = analysis.render(edits)
     if size_change(analysis.tree.text, candidate) >= (0, 0, 0):
         return False
-    if parse:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ast.parse(candidate)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-    return True
+    return not parse or parses_here(candidate)
