@@ -234,6 +234,7 @@ def test_what_the_trees_packages_import_before_any_code_runs_is_made_by_the_fork
         ({"pkg/a.py": "import numpy\n"}, "import pkg.a\nimport json\n", []),
         # relative imports above the top package, and a star, are no module of the tree's
         ({"pkg/__init__.py": "from .. import up\n"}, "from pkg import *\nimport json\n", []),
+        ({"mod.py": "import numpy\n"}, "from .mod import f\nimport json\n", []),  # a script is in no package
     ],
 )
 def test_the_imports_made_before_any_code_are_followed_into_the_tree(tree: dict[str, str], program: str, expected: list[str]) -> None:

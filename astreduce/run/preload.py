@@ -75,12 +75,10 @@ def _absolute(statement: ast.ImportFrom, package: str) -> str | None:
     if not statement.level:
         return statement.module
     parts = package.split(".") if package else []
-    if statement.level - 1 > len(parts) or (statement.level - 1 == len(parts) and not statement.module):
+    if statement.level - 1 >= len(parts):  # no package, or beyond the top one: the import fails
         return None
     base = parts[: len(parts) - (statement.level - 1)]
-    if statement.module:
-        base.append(statement.module)
-    return ".".join(base) or None
+    return ".".join([*base, statement.module] if statement.module else base)
 
 
 def _imported(statement: ast.Import | ast.ImportFrom) -> list[str]:
