@@ -9,10 +9,9 @@ display) is in :mod:`astreduce.cli.common`, and the oracle options in
 from __future__ import annotations
 
 import errno
+import importlib
 import sys
 from typing import Any
-
-import importlib
 
 import click
 
@@ -27,6 +26,7 @@ _COMMANDS = {
     "reduce": ("astreduce.cli.reduce", "reduce_command"),
     "slice": ("astreduce.cli.slice", "slice_command"),
 }
+
 
 class _Group(click.Group):
     """A click group whose own usage errors are one line too, like astreduce's, and whose commands
