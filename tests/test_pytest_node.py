@@ -205,6 +205,33 @@ def test_the_oracle_judges_by_node_phase_type_and_message(oracle: PytestOracle) 
     assert neutral("at 0x7f00aa in /tmp/x", numbers=False) == "at <address> in <tmp>"
 
 
+def test_coverage_measured_in_a_warm_test_is_the_plain_run_s(oracle: PytestOracle) -> None:
+    """The tracer started in a warm test's child records what a plain ``python -m pytest`` run under the tracer
+    records (the configuration the warm pytest read while starting counts as read); a warm pytest that ran a
+    Python file of the tree before the fork cannot tell, and the plain run measures."""
+    from astreduce.pytest_node.oracle import node_coverage
+    from astreduce.reduce.unexecuted import measure_executed
+
+    files = dict(oracle.project.tree)
+    oracle.calibrate(files)
+    assert oracle.pool is not None
+    assert oracle.warm_coverage(files) is not None
+    warm = measure_executed(node_coverage(oracle), files)
+    plain_oracle = PytestOracle(oracle.project, warm=False)
+    try:
+        assert plain_oracle.warm_coverage(files) is None
+        plain = measure_executed(node_coverage(plain_oracle), files)
+    finally:
+        plain_oracle.close()
+    assert warm.lines is not None and plain.lines is not None
+    assert warm.lines == plain.lines
+    geometry = files["shapes/geometry.py"].splitlines()
+    ran = [geometry[n - 1].strip() for n in sorted(warm.lines["shapes/geometry.py"])]
+    assert "return abs(total) / 2" in ran and warm.lines["pytest.ini"] == frozenset()
+    oracle.pool.inputs = (*oracle.pool.inputs, "shapes/__init__.py")  # as if the warm pytest had imported it
+    assert oracle.warm_coverage(files) is None
+
+
 def test_a_warm_test_that_hangs_ends_at_its_cpu_budget_not_its_timeout(oracle: PytestOracle) -> None:
     # the budget is ten times the CPU the warm runs that reproduced reported; a loop that lost its exit
     # ends there, said as CPU spent, where the wall-clock timeout (10x the plain run, at least 2 s) is far off

@@ -36,7 +36,10 @@ request with ``"learn": true`` also imports here, after its test, the
 modules from outside the project that the test's session imported (a
 plugin that imports its library only for its summary, as hypothesis's
 does, would otherwise cost every test that import), and answers with
-their names (``"modules"``), for the next zygotes to import while starting. A
+their names (``"modules"``), for the next zygotes to import while starting.
+A request's ``"trace"``, the coverage tracer's text, starts that tracer in
+the child before its session, and the answer's ``"lines"`` are the lines
+it executed in the project's files, by path. A
 request ``{"hold": [[name, path]], "write", "delete", "preimport"}`` forks
 a holder that imports those modules of the project and answers
 ``{"held": [name], "error"}``; it serves the tests from then on (a test's
@@ -268,6 +271,7 @@ def child(config, probe, request, report_fd, setup):
             config.pytest_load_initial_conftests(early_config=config)
         config._do_configure = lambda: None  # configured in the parent already
         unsafe = reimport_dropped(request, setup)
+        traced = start_tracer(request.get("trace"))
         try:
             status = config.hook.pytest_cmdline_main(config=config)
         finally:
@@ -276,6 +280,8 @@ def child(config, probe, request, report_fd, setup):
             "ending": "ok", "exit": int(status), "failures": list(probe.FAILURES), "cpu": sum(os.times()[:2]),
             "unsafe": unsafe,
         }
+        if traced is not None:
+            result["lines"] = dict((path, sorted(lines)) for path, lines in traced.items())
         if request.get("project"):  # the parent holds modules: which of the project's this test imported
             result["project"] = _held.project_modules(os.getcwd())
         setup["caches"].report(result, [n for n in list(sys.modules) if n not in before])
@@ -293,6 +299,16 @@ def child(config, probe, request, report_fd, setup):
             send(report_fd, result)
         finally:
             os._exit(0)
+
+
+def start_tracer(text):
+    """The coverage tracer (``run/coverage.py``'s, handed over as text) started in this child, before its session
+    imports the project; the dict of the lines it records by file (None: no tracer asked)."""
+    if not text:
+        return None
+    space = {"__name__": "_astreduce_tracer", "__file__": os.path.join(os.getcwd(), "sitecustomize.py")}
+    exec(compile(text, space["__file__"], "exec"), space)
+    return space["_LINES"]
 
 
 def reimport_dropped(request, setup):

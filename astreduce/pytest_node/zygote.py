@@ -94,10 +94,18 @@ class Answer:
     """For a learning test: the modules from outside the project its session imported (the zygote has them now)."""
     unsafe: list[str] = field(default_factory=list)
     """Held modules the test kept whose state its re-imports changed: its outcome may not be a full import's."""
+    lines: dict[str, list[int]] | None = None
+    """For a traced test: the lines its child executed in the project's files, by path."""
 
 
 def _float_or_none(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
+
+
+def _lines_or_none(value: Any) -> dict[str, list[int]] | None:
+    if not isinstance(value, dict):
+        return None
+    return {str(path): [n for n in numbers if isinstance(n, int)] for path, numbers in value.items() if isinstance(numbers, list)}
 
 
 class ZygoteStartError(Exception):
@@ -233,6 +241,7 @@ class Zygote:
             ending=str(message.get("ending", "crash")), exit=message.get("exit"), failures=message.get("failures"),
             seconds=float(message.get("seconds", 0.0)), cpu=_float_or_none(message.get("cpu")), detail=str(message.get("detail", "")), dirty=bool(message.get("dirty")),
             modules=list(message.get("modules") or []), unsafe=list(message.get("unsafe") or []),
+            lines=_lines_or_none(message.get("lines")),
         )
         ident = message.get("id")
         if self.held is not None and self.testing is not None and self.testing[0] == ident:
@@ -285,13 +294,14 @@ class Zygote:
 
     # --- tests --------------------------------------------------------------------
 
-    def start(self, tree: Mapping[str, str], timeout: float, learn: bool = False, cpu: float | None = None) -> int:
+    def start(self, tree: Mapping[str, str], timeout: float, learn: bool = False, cpu: float | None = None, trace: str | None = None) -> int:
         """Begin a test of ``tree`` (sent now, or as soon as the zygote is ready); its id.
 
         With ``learn``, the zygote also imports what the test's session
         imported from outside the project, and names it in the answer;
         ``cpu``: the CPU seconds the test may spend (None: no budget but the
-        timeout).
+        timeout); ``trace``: the coverage tracer's text, run in the test's
+        child (its answer's ``lines``).
         """
         ident = next(_ids)
         drop: list[str] = []
@@ -302,7 +312,7 @@ class Zygote:
                 self._send({**self._bring(anchor), "hold": [list(m) for m in modules], "preimport": list(self.preimport)})
             drop = self.held.dropped(tree)
         request = {**self._bring(tree), "id": ident, "timeout": timeout, "learn": learn, "cpu": cpu, "drop": drop,
-                   "project": self.held is not None}
+                   "project": self.held is not None, "trace": trace}
         self.testing = (ident, tree, drop)
         self.running = ident
         if self.ready:

@@ -33,6 +33,7 @@ import sys
 
 _ROOT = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _OUT = OUT
+_CHAIN = True
 _LINES = {}
 
 
@@ -104,6 +105,8 @@ if hasattr(sys, "addaudithook"):
 
 
 def _dump():
+    if _OUT is None:  # run inside a warm process: the lines are read from _LINES there
+        return
     name = os.path.join(_OUT, "%d-%s.json" % (os.getpid(), os.urandom(4).hex() if hasattr(bytes, "hex") else os.getpid()))
     try:
         with open(name, "w") as out:
@@ -140,16 +143,23 @@ def _chain():
         spec.loader.exec_module(module)
 
 
-try:
-    _chain()
-except Exception:
-    pass
+if _CHAIN:
+    try:
+        _chain()
+    except Exception:
+        pass
 '''
 
 
 def tracer_text(out: str) -> str:
     """The tracer, writing its JSON to the folder ``out``."""
     return TRACER.replace("_OUT = OUT", f"_OUT = {out!r}")
+
+
+def inline_tracer_text() -> str:
+    """The tracer to run inside a process forked after the interpreter started (a warm pytest's test): it writes no
+    file (that process reads its ``_LINES``) and runs no ``sitecustomize`` of its own, which its parent ran."""
+    return TRACER.replace("_OUT = OUT", "_OUT = None").replace("_CHAIN = True", "_CHAIN = False")
 
 
 def python_file(path: str) -> bool:
