@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from astreduce.reduce.unexecuted import idle_statements
+from astreduce.reduce.unexecuted import idle_statements, measure_executed, needed_statements
 
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -88,6 +88,73 @@ def test_one_line_blocks_and_unparsable_texts_are_left_alone() -> None:
     assert idle_statements("x = 1\n", frozenset({1})) is None
 
 
+NEEDING = {
+    "pkg/__init__.py": "",
+    "pkg/a.py": """from __future__ import annotations
+import os
+import typing as ty
+from pkg.b import used_b, unused_b
+
+X = 1
+Y = 2
+
+
+def f(p: ty.Any) -> ty.Any:
+    return X + used_b()
+
+
+def g():
+    return Y
+
+
+f(1)
+""",
+    "pkg/b.py": "def used_b():\n    return 1\n\n\ndef unused_b():\n    return 2\n\n\ndef never():\n    return 3\n",
+    "main.py": "import pkg.a\n",
+}
+
+
+def test_the_statements_whose_names_a_run_reads_are_needed(tmp_path: Path) -> None:
+    """What the sweeps leave alone: a statement whose name an executed line reads (not one read only in an annotation
+    the module postpones, nor one read only in code that never ran), or that an executed import asks for by name."""
+
+    def run(tree: dict[str, str], folder: str) -> None:
+        root = tmp_path / "run"
+        for path, text in tree.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        subprocess.run([sys.executable, "main.py"], cwd=root, env={**ENV, "PYTHONPATH": str(root)}, check=True, timeout=60)
+
+    executed = measure_executed(run, NEEDING)
+    assert executed.known
+    needed = needed_statements(NEEDING, executed)
+    assert needed["pkg/a.py"] == {"FunctionDef f", "X = 1", "from pkg.b import used_b, unused_b"}
+    assert needed["pkg/b.py"] == {"FunctionDef used_b", "FunctionDef unused_b"}  # both named by the executed import
+    assert "main.py" not in needed  # nothing reads what main binds
+
+
+def test_a_sweep_proposes_none_of_the_needed_statements_at_module_level() -> None:
+    from astreduce.reduce.sweeps import StatementDeletion
+    from astreduce.source.tree import parse
+    from astreduce.transforms import load_transforms
+
+    text = NEEDING["pkg/a.py"]
+    tree = parse(text)
+    delete = load_transforms(["delete"])[0]
+
+    def proposed(needed: frozenset[str]) -> set[str]:
+        found = set()
+        for opportunity in StatementDeletion(delete, None, needed).opportunities(tree):
+            node = tree.nodes[opportunity.target]
+            found.add(text[node.start:node.end].split("\n")[0])
+        return found
+
+    everything = proposed(frozenset())
+    narrowed = proposed(frozenset({"FunctionDef f", "X = 1", "from pkg.b import used_b, unused_b"}))
+    assert everything - narrowed == {"def f(p: ty.Any) -> ty.Any:", "X = 1", "from pkg.b import used_b, unused_b"}
+    assert "return X + used_b()" in narrowed and "import os" in narrowed  # a nested statement is still proposed
+
+
 def _tree(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     (root / "pkg").mkdir(parents=True)
@@ -110,7 +177,12 @@ def _reduce(tmp_path: Path, *args: str, budget: tuple[str, ...] = ("--max-tests"
 
 
 def _first_passes(report: dict) -> dict[str, dict]:
-    return {p["name"]: p for p in report["passes"] if p["name"].startswith("unexecuted")}
+    """The passes over what never ran, by name: the first of each name (coverage measured again makes more)."""
+    found: dict[str, dict] = {}
+    for p in report["passes"]:
+        if p["name"].startswith("unexecuted"):
+            found.setdefault(p["name"], p)
+    return found
 
 
 def test_the_entry_s_unexecuted_files_and_code_go_first(tmp_path: Path) -> None:

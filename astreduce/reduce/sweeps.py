@@ -4,12 +4,17 @@ Before the full strategy runs file by file, every file loses what it can by
 deleting statements alone: first down to :data:`SHALLOW_SWEEP` (module level,
 class and function bodies), then at every level. The budget goes where the
 tokens are across the whole tree, not into the deep levels of the first file.
+When coverage was measured, a sweep does not propose a module's statements
+whose names the run reads (:func:`narrowed`): deleting one fails for sure,
+and every chunk holding one fails with it. The full rounds still try them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
+from astreduce.reduce.unexecuted import statement_key
 from astreduce.search.strategies import Plan, statement_levels
 from astreduce.source.tree import Tree, is_statement
 from astreduce.transforms import Opportunity, Transform
@@ -27,15 +32,23 @@ class StatementDeletion(Transform):
 
     name = "delete-statements"
 
-    def __init__(self, inner: Transform, deepest: int | None = None) -> None:
+    def __init__(self, inner: Transform, deepest: int | None = None, needed: frozenset[str] = frozenset()) -> None:
         self.inner = inner
         self.deepest = deepest
+        self.needed = needed
+        """Keys (:func:`~astreduce.reduce.unexecuted.statement_key`) of the module's statements not to propose: the
+        run reads what they bind (:func:`~astreduce.reduce.unexecuted.needed_statements`)."""
 
     def opportunities(self, tree: Tree) -> Iterator[Opportunity]:
-        levels = statement_levels(tree) if self.deepest is not None else {}
+        levels = statement_levels(tree) if self.deepest is not None or self.needed else {}
         for opportunity in self.inner.opportunities(tree):
-            if is_statement(tree.nodes[opportunity.target].kind) and (self.deepest is None or levels[opportunity.target] <= self.deepest):
-                yield opportunity
+            target = opportunity.target
+            if not is_statement(tree.nodes[target].kind) or self.deepest is not None and levels[target] > self.deepest:
+                continue
+            node = tree.nodes[target]
+            if self.needed and levels[target] == 0 and statement_key(node.kind, node.name, tree.text[node.start:node.end]) in self.needed:
+                continue
+            yield opportunity
 
 
 #: The first sweep deletes statements down to this nesting level in every file (module level, and the bodies of
@@ -57,3 +70,13 @@ def sweep_plans(plan: Plan, strategy: str) -> list[Plan]:
         )
         for deepest in (SHALLOW_SWEEP, None)
     ]
+
+
+def narrowed(plan: Plan, needed: frozenset[str]) -> Plan:
+    """A sweep's plan for one file that proposes none of the module's statements ``needed`` (their keys): the run
+    reads what they bind, so deleting one alone fails for sure, and a chunk holding one fails with it."""
+    if not any(isinstance(t, StatementDeletion) for t in plan.transforms):
+        return plan
+    return replace(plan, transforms=tuple(
+        StatementDeletion(t.inner, t.deepest, needed) if isinstance(t, StatementDeletion) else t for t in plan.transforms
+    ))

@@ -64,13 +64,13 @@ from astreduce.reduce.single import (
 )
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.reduce.unexecuted import (
-    Executed, TracedRun, idle_files, idle_statements, measure_executed, original_coverage, read_data, stale, traced,
+    Executed, TracedRun, idle_files, idle_statements, measure_executed, needed_statements, original_coverage, read_data, stale, traced,
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
-from astreduce.reduce.sweeps import sweep_plans
+from astreduce.reduce.sweeps import narrowed, sweep_plans
 from astreduce.reduce.file_rounds import FileRounds, tree_digest
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
 from astreduce.oracles import Oracle, Verdict
@@ -118,6 +118,8 @@ class TreeReducer:
         """What the original's run executed, when measured: its idle files and statements go first (:meth:`run`)."""
         self.trace = trace
         """How coverage is measured again on the best tree when it is stale (:func:`~astreduce.reduce.unexecuted.stale`)."""
+        self.needed = needed_statements(original, executed) if executed is not None and executed.known else {}
+        """Per file, the top-level statements the sweeps do not propose: the last measured run reads what they bind."""
         self.measured: dict[str, str] = dict(original)
         """The tree coverage was last measured on, less what its groups then cut: code that never ran takes
         nothing from what runs, so only what the later passes take can make the coverage stale."""
@@ -349,6 +351,7 @@ class TreeReducer:
         self._end(stats)
         if again.known:
             self.executed = again
+            self.needed = needed_statements(self.best, again)
             self._cut_idle_files(again)  # in one group, then each file's idle statements in one
             self._cut_idle_statements(again)
         return True
@@ -417,6 +420,8 @@ class TreeReducer:
         if not text.strip() or _BINARY.search(text):
             return
         python = is_python(path, text) and plan.parse(text) is not None
+        if plan is not self.plan and self.needed.get(path):
+            plan = narrowed(plan, self.needed[path])  # a sweep skips what the run reads
         base = self.best
         adapter = FileInTree(self.oracle, base, path)
         elsewhere = tree_digest({**base, path: ""})

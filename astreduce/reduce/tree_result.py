@@ -38,17 +38,26 @@ class TreeSize:
 
 
 class TreeSizes:
-    """Sizes of files, measured once per text: a tree's size changes one file at a time."""
+    """Sizes of files, measured once per text: a tree's size changes one file at a time.
+
+    The texts measured last are kept (:data:`KEPT`), the least recently used
+    forgotten first: the best tree's files are asked for after every change,
+    and a cache emptied whole when full would tokenize them all again.
+    """
+
+    #: Texts whose sizes are kept.
+    KEPT = 1024
 
     def __init__(self) -> None:
         self._cache: dict[str, Size] = {}
 
     def file(self, text: str) -> Size:
-        size = self._cache.get(text)
+        size = self._cache.pop(text, None)
         if size is None:
-            if len(self._cache) > 512:
-                self._cache.clear()
-            size = self._cache[text] = measure(text)
+            size = measure(text)
+            if len(self._cache) >= self.KEPT:
+                del self._cache[next(iter(self._cache))]  # the least recently used (a dict keeps its order)
+        self._cache[text] = size
         return size
 
     def tree(self, tree: Mapping[str, str]) -> TreeSize:
