@@ -37,13 +37,27 @@ _CHAIN = True
 _LINES = {}
 
 
+_FILES = {}  # a code object's file name -> the set of its lines recorded (None: not under the folder)
+
+
+def _lines_of(filename):
+    """Where a file's lines go, found once per file name: the tracer sees every call of the run."""
+    try:
+        return _FILES[filename]
+    except KeyError:
+        pass
+    path = filename if os.path.isabs(filename) else os.path.abspath(filename)
+    lines = _LINES.setdefault(path[len(_ROOT):], set()) if path.startswith(_ROOT) else None
+    _FILES[filename] = lines
+    return lines
+
+
 def _add(filename, line):
-    if not os.path.isabs(filename):
-        filename = os.path.abspath(filename)
-    if filename.startswith(_ROOT):
-        _LINES.setdefault(filename[len(_ROOT):], set()).add(line)
-        return True
-    return False
+    lines = _lines_of(filename)
+    if lines is None:
+        return False
+    lines.add(line)
+    return True
 
 
 _monitoring = getattr(sys, "monitoring", None)
@@ -66,13 +80,15 @@ else:
 
     def _local(frame, event, arg):
         if event == "line":
-            _add(frame.f_code.co_filename, frame.f_lineno)
+            _FILES[frame.f_code.co_filename].add(frame.f_lineno)
         return _local
 
     def _global(frame, event, arg):
-        if _add(frame.f_code.co_filename, frame.f_lineno):
-            return _local
-        return None
+        lines = _lines_of(frame.f_code.co_filename)
+        if lines is None:
+            return None
+        lines.add(frame.f_lineno)
+        return _local
 
     sys.settrace(_global)
     threading.settrace(_global)
