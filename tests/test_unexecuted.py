@@ -107,7 +107,19 @@ def g():
     return Y
 
 
+class Shape:
+    def area(self):
+        return 1
+
+    def unused(self):
+        return 2
+
+    def __repr__(self):
+        return "s"
+
+
 f(1)
+repr(Shape().area())
 """,
     "pkg/b.py": "def used_b():\n    return 1\n\n\ndef unused_b():\n    return 2\n\n\ndef never():\n    return 3\n",
     "main.py": "import pkg.a\n",
@@ -128,7 +140,10 @@ def test_the_statements_whose_names_a_run_reads_are_needed(tmp_path: Path) -> No
     executed = measure_executed(run, NEEDING)
     assert executed.known
     needed = needed_statements(NEEDING, executed)
-    assert needed["pkg/a.py"] == {"FunctionDef f", "X = 1", "from pkg.b import used_b, unused_b"}
+    assert needed["pkg/a.py"] == {
+        "FunctionDef f", "X = 1", "from pkg.b import used_b, unused_b", "ClassDef Shape",
+        "ClassDef Shape: FunctionDef area",  # ran, and no other class has one (a dunder, or one that never ran, is not)
+    }
     assert needed["pkg/b.py"] == {"FunctionDef used_b", "FunctionDef unused_b"}  # both named by the executed import
     assert "main.py" not in needed  # nothing reads what main binds
 
@@ -150,8 +165,9 @@ def test_a_sweep_proposes_none_of_the_needed_statements_at_module_level() -> Non
         return found
 
     everything = proposed(frozenset())
-    narrowed = proposed(frozenset({"FunctionDef f", "X = 1", "from pkg.b import used_b, unused_b"}))
-    assert everything - narrowed == {"def f(p: ty.Any) -> ty.Any:", "X = 1", "from pkg.b import used_b, unused_b"}
+    narrowed = proposed(frozenset({"FunctionDef f", "X = 1", "from pkg.b import used_b, unused_b", "ClassDef Shape: FunctionDef area"}))
+    assert everything - narrowed == {"def f(p: ty.Any) -> ty.Any:", "X = 1", "from pkg.b import used_b, unused_b", "def area(self):"}
+    assert {"class Shape:", "def unused(self):", "def __repr__(self):"} <= narrowed
     assert "return X + used_b()" in narrowed and "import os" in narrowed  # a nested statement is still proposed
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from astreduce.reduce.unexecuted import statement_key
+from astreduce.reduce.unexecuted import member_key, statement_key
 from astreduce.search.strategies import Plan, statement_levels
 from astreduce.source.tree import Tree, is_statement
 from astreduce.transforms import Opportunity, Transform
@@ -45,10 +45,20 @@ class StatementDeletion(Transform):
             target = opportunity.target
             if not is_statement(tree.nodes[target].kind) or self.deepest is not None and levels[target] > self.deepest:
                 continue
-            node = tree.nodes[target]
-            if self.needed and levels[target] == 0 and statement_key(node.kind, node.name, tree.text[node.start:node.end]) in self.needed:
+            if self.needed and self._needed(tree, target, levels):
                 continue
             yield opportunity
+
+    def _needed(self, tree: Tree, target: int, levels: dict[int, int]) -> bool:
+        """A module-level statement, or a method of a module-level class, among :attr:`needed`."""
+        node = tree.nodes[target]
+        if levels[target] == 0:
+            return statement_key(node.kind, node.name, tree.text[node.start:node.end]) in self.needed
+        owner = tree.nodes[node.parent]
+        return (
+            levels[target] == 1 and owner.kind == "ClassDef" and levels.get(owner.id) == 0 and node.name is not None
+            and member_key(owner.name or "", node.kind, node.name) in self.needed
+        )
 
 
 #: The first sweep deletes statements down to this nesting level in every file (module level, and the bodies of
