@@ -47,8 +47,10 @@ import stat
 import tempfile
 import threading
 import tokenize
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 from pathlib import Path
 
 from astreduce.errors import UsageError
@@ -280,18 +282,24 @@ class LatestWriter:
     astreduce is killed. :meth:`flush` waits until the newest is on disk
     (:meth:`close` too, and ends the thread); a write's error is raised
     there, or by the next :meth:`put`.
+
+    ``write`` writes something else than bytes to ``path``: a tree of files
+    to its output folder (a :class:`TreeWriter`, whose every write leaves a
+    whole tree): on pint under ``astreduce pytest``, 9 s of the engine's own
+    work in a 200 s run, spent between tests while the search waited.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, write: Callable[[Any], None] | None = None) -> None:
         self.path = path
-        self._newest: bytes | None = None
+        self._write: Callable[[Any], None] = write if write is not None else partial(write_atomically, path)
+        self._newest: Any = None
         self._writing = False
         self._error: OSError | None = None
         self._closed = False
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def put(self, data: bytes) -> None:
+    def put(self, data: Any) -> None:
         """Write ``data`` soon, instead of any data not yet written."""
         with self._changed:
             if self._closed:
@@ -329,7 +337,7 @@ class LatestWriter:
                     return
                 data, self._newest, self._writing = self._newest, None, True
             try:
-                write_atomically(self.path, data)
+                self._write(data)
             except OSError as error:
                 with self._changed:
                     self._error, self._newest = error, None

@@ -20,6 +20,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from astreduce.errors import AstReduceError, ReductionStopped
+from astreduce.files import LatestWriter
 from astreduce.reduce.report import EXIT_INTERRUPTED, Concluded, exit_status
 from astreduce.search.session import StopRequest
 from astreduce.search.session import ProgressEvent
@@ -193,6 +194,32 @@ class ProgressDisplay:
     def stop(self) -> None:
         if self.live is not None:
             self.live.stop()
+
+
+def run_written(
+    work: Callable[[StopRequest, Callable[[ProgressEvent], None]], R],
+    writer: LatestWriter,
+    final: Callable[[R], None],
+    *,
+    saved: Callable[[], bool],
+    quiet: bool,
+    target: object,
+    what: str,
+) -> tuple[R, bool]:
+    """:func:`run_reduction`, each improvement handed to ``writer`` (written off the search's thread) by ``work``'s
+    saving callback, and the result by ``final``; whatever ends the reduction, the newest improvement is on disk
+    when it returns (or exits 130, saying whether ``target`` holds anything: ``saved``, once written)."""
+
+    def has_saved() -> bool:
+        writer.flush()
+        return saved()
+
+    try:
+        result, interrupted = run_reduction(work, quiet=quiet, target=target, has_saved=has_saved, what=what)
+        final(result)
+    finally:
+        writer.close()
+    return result, interrupted
 
 
 def run_reduction(

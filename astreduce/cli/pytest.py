@@ -9,14 +9,14 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
+from astreduce.cli.common import GroupedCommand, errors, exit_after, run_written, say
 from astreduce.cli.options import (
     budget_option, cluster_from, config_from, confinement_from, coverage_first_option, dask_option, provenance_option, resume_option,
     transforms_option,
     with_confinement_options,
 )
 from astreduce.errors import UsageError
-from astreduce.files import check_outputs, write_atomically, TreeWriter
+from astreduce.files import check_outputs, write_atomically, LatestWriter, TreeWriter
 from astreduce.file_checks import check_output_folder
 from astreduce.reduce.bug_report import bug_report, for_pytest, relative, reproduce
 from astreduce.oracles.options import OracleOptions
@@ -100,23 +100,19 @@ def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Pa
                 f"{len(project.reduced)} file{'s' if len(project.reduced) != 1 else ''} to reduce, {len(project.tree)} in the project")
         saved: list[int] = []
 
-        write = TreeWriter(output, project.modes)
+        writer = LatestWriter(output, TreeWriter(output, project.modes))
 
         def save(files: dict[str, str]) -> None:
-            write(files)
+            writer.put(files)
             saved.append(1)
 
-        result, interrupted = run_reduction(
+        result, interrupted = run_written(
             lambda stop, progress: reduce_pytest_node(
                 project, config, on_improve=save, on_progress=progress, on_note=say, stop=stop, warm=warm, echo=say,
                 selective=values["selective"],
             ),
-            quiet=quiet,
-            target=output,
-            has_saved=lambda: bool(saved),
-            what="project",
+            writer, lambda done: save(done.files), saved=lambda: bool(saved), quiet=quiet, target=output, what="project",
         )
-        save(result.files)
         if report_path is not None:
             write_json(report_path, result.report(str(output)), config.options)
         if bug_path is not None and result.verified:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
+from astreduce.cli.common import GroupedCommand, errors, exit_after, run_written, say
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
     budget_option, cluster_from, config_from, coverage_first_option, dask_option, oracle_options, provenance_option, resume_option,
@@ -176,29 +176,18 @@ def _reduce_file(
         writer.put(source.encode(text))
         saved.append(target.name)
 
-    def has_saved() -> bool:  # and it is on disk
-        writer.flush()
-        return bool(saved)
-
     size = measure(source.text)
 
     def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
         say(f"{file}: {size.tokens} tokens, {size.lines} non-blank lines; {describe_options(config.options)}; {note}")
 
-    try:
-        result, interrupted = run_reduction(
-            lambda stop, progress: reduce_with(
-                source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search,
-                on_note=None if quiet else first_line, echo=say,
-            ),
-            quiet=quiet,
-            target=target,
-            has_saved=has_saved,
-            what="program",
-        )
-        save(result.text)
-    finally:
-        writer.close()  # whatever ends the reduction, the newest improvement is on disk before it exits
+    result, interrupted = run_written(
+        lambda stop, progress: reduce_with(
+            source.text, config, on_improve=save, on_progress=progress, stop=stop, search=search,
+            on_note=None if quiet else first_line, echo=say,
+        ),
+        writer, lambda done: save(done.text), saved=lambda: bool(saved), quiet=quiet, target=target, what="program",
+    )
     if report_path is not None:
         write_report(report_path, result, str(file), str(target), config.options)
     if bug_path is not None and result.verified and grammar is None:
@@ -277,10 +266,10 @@ def _reduce_tree(
     config = replace(config, cluster=cluster, jobs=jobs)
     saved: list[int] = []
 
-    write = TreeWriter(target, given.modes)
+    writer = LatestWriter(target, TreeWriter(target, given.modes))
 
     def save(tree: dict[str, str]) -> None:
-        write(tree)
+        writer.put(tree)
         saved.append(len(tree))
 
     label = " ".join(str(p) for p in inputs)
@@ -289,17 +278,13 @@ def _reduce_tree(
     def first_line(note: str) -> None:  # once the original has run: an error before it stays one line
         say(f"{label}: {size.files} files, {size.tokens} tokens; {describe_options(config.options)}; {note}")
 
-    result, interrupted = run_reduction(
+    result, interrupted = run_written(
         lambda stop, progress: reduce_tree_with(
             given.files, config, entry=entry_path, modes=given.modes, on_improve=save, on_progress=progress, stop=stop,
             on_note=None if quiet else first_line,
         ),
-        quiet=quiet,
-        target=target,
-        has_saved=lambda: bool(saved),
-        what="tree",
+        writer, lambda done: save(done.tree), saved=lambda: bool(saved), quiet=quiet, target=target, what="tree",
     )
-    save(result.tree)
     if report_path is not None:
         write_json(report_path, result.report(label, str(target)), config.options)
     if bug_path is not None and result.verified:
