@@ -13,7 +13,7 @@ from typing import Any
 from astreduce.reduce.provenance import Provenance
 from astreduce.reduce.report import passes_report, provenance_report
 from astreduce.search.session import SearchFigures
-from astreduce.source.measure import Size, ast_nodes, measure
+from astreduce.source.measure import Measure, Size, ast_nodes, measure
 
 _PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
 
@@ -50,11 +50,13 @@ class TreeSizes:
 
     def __init__(self) -> None:
         self._cache: dict[str, Size] = {}
+        self._measure = Measure()
+        """A new version of a file costs the statements it changed: a tree's improvements change a file or two."""
 
     def file(self, text: str) -> Size:
         size = self._cache.pop(text, None)
         if size is None:
-            size = measure(text)
+            size = self._measure(text)
             if len(self._cache) >= self.KEPT:
                 del self._cache[next(iter(self._cache))]  # the least recently used (a dict keeps its order)
         self._cache[text] = size
