@@ -37,6 +37,7 @@ from typing import Any
 
 from astreduce.files import FileTree
 from astreduce.source.imports import absolute, module_name, parse_module
+from astreduce.source.scope import is_dunder, member_names
 from astreduce.oracles.tree import DirectoryOracle, TreeOracle
 from astreduce.run.coverage import TRACER_NAME, python_file, python_path_here, read_runs, tracer_text
 
@@ -275,8 +276,7 @@ def needed_statements(tree: Mapping[str, str], executed: Executed) -> dict[str, 
     without; of the 97 others whose body ran, 7 of 40 did. The first sweeps of statement deletion skip them
     (:mod:`astreduce.reduce.sweeps`)."""
     assert executed.lines is not None
-    modules = {name: path for path in tree if (name := module_name(path)) is not None}
-    parsed = {path: module for path, text in tree.items() if path in modules.values() and (module := parse_module(text)) is not None}
+    parsed = {path: module for path, text in tree.items() if module_name(path) is not None and (module := parse_module(text)) is not None}
     imported: set[tuple[str, str]] = set()  # (module, name) an executed ``from module import name`` asks for
     for path, module in parsed.items():
         ran = executed.lines.get(path, frozenset())
@@ -304,29 +304,18 @@ def needed_statements(tree: Mapping[str, str], executed: Executed) -> dict[str, 
                 keys.update(
                     member_key(statement.name, type(member).__name__, member.name) for member in statement.body
                     if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and methods[member.name] == 1
-                    and not (member.name.startswith("__") and member.name.endswith("__")) and _body_ran(member, ran)
+                    and not is_dunder(member.name) and not _never_ran(member, ran)
                 )
         if keys:
             needed[path] = frozenset(keys)
     return needed
 
 
-def _body_ran(function: ast.FunctionDef | ast.AsyncFunctionDef, ran: frozenset[int]) -> bool:
-    return any(line in ran for line in range(function.body[0].lineno, (function.end_lineno or function.lineno) + 1))
-
-
 def _bound_names(statement: ast.stmt) -> set[str]:
-    """The names a top-level statement binds in its module."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {statement.name}
+    """The names a top-level statement binds in its module: an import's, or those a class body's would define."""
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return {(alias.asname or alias.name).split(".")[0] for alias in statement.names if alias.name != "*"}
-    targets: list[ast.expr] = []
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-        targets = [statement.target]
-    return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return member_names(statement)
 
 
 def _executed_reads(module: ast.Module, ran: frozenset[int]) -> dict[str, list[int]]:
