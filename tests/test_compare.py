@@ -17,10 +17,13 @@ from __future__ import annotations
 import ast
 import contextlib
 import csv
+import fcntl
 import functools
 import importlib.util
 import io
 import json
+import os
+import pickle
 import random
 import re
 import signal
@@ -146,9 +149,21 @@ def by_name(rows: list[ComparisonRow]) -> dict[str, ComparisonRow]:
 
 
 @pytest.fixture(scope="module")
-def markup_rows() -> list[ComparisonRow]:
+def markup_rows(tmp_path_factory: pytest.TempPathFactory) -> list[ComparisonRow]:
+    """The comparison of the markup case, made once a run: xdist workers share it through a file of the run's
+    own temporary folder (each would take ~9 s)."""
     text = (MARKUP / "input.py").read_text(encoding="utf-8")
-    return compare(text, markup_oracle(), DEFAULT_STRATEGIES, filename="input.py")
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return compare(text, markup_oracle(), DEFAULT_STRATEGIES, filename="input.py")
+    shared = tmp_path_factory.getbasetemp().parent / "markup_rows.pickle"  # the run's folder, above each worker's
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shared.exists():
+            rows: list[ComparisonRow] = pickle.loads(shared.read_bytes())
+            return rows
+        rows = compare(text, markup_oracle(), DEFAULT_STRATEGIES, filename="input.py")
+        shared.write_bytes(pickle.dumps(rows))
+        return rows
 
 
 @functools.cache

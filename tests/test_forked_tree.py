@@ -10,6 +10,7 @@ signal.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -187,7 +188,11 @@ def test_the_standard_modules_the_trees_files_import_first_are_made_by_the_fork_
     # pkg/mod.py imports a standard-library module and an installed one first: the fork server imports the
     # standard one before the entry runs (on email a test 30 % cheaper); the installed one and the tree's own
     # modules are left to each test (a tree's module may be imported after the program's own code ran)
-    assert "colorsys" not in sys.modules  # else astreduce's own import would preload it anyway
+    # a fresh interpreter importing the fork server's side of astreduce has no colorsys (else it is there anyway;
+    # this test process may have it from another test, matplotlib imports it)
+    fresh = subprocess.run([sys.executable, "-c", "import sys, astreduce.run.forkserver, astreduce.run.spare\n"
+                            "print('colorsys' in sys.modules)"], capture_output=True, text=True, check=True)
+    assert fresh.stdout.strip() == "False", fresh.stdout
     runs = _runs_noted(monkeypatch, tmp_path, {"installed_only": "VALUE = 1\n"}, lambda noted: {
         "main.py": "import sys\n"
                    "loaded = [name in sys.modules for name in ('colorsys', 'installed_only', 'pkg', 'pkg.mod')]\n"

@@ -64,7 +64,7 @@ def test_every_single_proposal_on_a_case_parses_as_a_whole_parse(path: Path) -> 
                 assert_same(candidate, parse(candidate.text, like=base))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(source=st.sampled_from(SOURCES), data=st.data())
 def test_a_chain_of_changes_parses_as_whole_parses(source: str, data: st.DataObject) -> None:
     """Lines deleted and added in turn, each text parsed from the tree of the one before (as a search
