@@ -38,6 +38,7 @@ from typing import Any
 from astreduce.files import FileTree
 from astreduce.source.imports import absolute, module_name, parse_module
 from astreduce.source.scope import is_dunder, member_names
+from astreduce.source.spans import Positions
 from astreduce.oracles.tree import DirectoryOracle, TreeOracle
 from astreduce.run.coverage import TRACER_NAME, python_file, python_path_here, read_runs, tracer_text
 
@@ -293,12 +294,14 @@ def needed_statements(tree: Mapping[str, str], executed: Executed) -> dict[str, 
         ran = executed.lines.get(path, frozenset())
         reads = _executed_reads(module, ran)
         name = module_name(path)
+        positions = Positions(tree[path])  # not ast.get_source_segment: it splits the whole text at every call
         keys = set()
         for statement in module.body:
             bound = _bound_names(statement)
             lines = range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
             if any(line not in lines for n in bound for line in reads.get(n, ())) or any((name, n) in imported for n in bound):
-                source = ast.get_source_segment(tree[path], statement) or ""
+                start = positions.offset(statement.lineno, statement.col_offset)
+                source = tree[path][start : positions.offset(statement.end_lineno or statement.lineno, statement.end_col_offset or 0)]
                 keys.add(statement_key(type(statement).__name__, getattr(statement, "name", None), source))
             if isinstance(statement, ast.ClassDef):
                 keys.update(

@@ -269,8 +269,12 @@ class Scheduler:
                     return
                 if ledger.stopping():
                     raise Interrupted
-                if slots_full and window[0].pending is not None and self._another_ends_first(ledger, window[0].pending, running):
-                    continue  # a test after the next one ended first: its slot takes a new candidate
+                if slots_full and window[0].pending is not None:
+                    began = time.monotonic()
+                    another = self._another_ends_first(ledger, window[0].pending, running)
+                    window[0].waited += time.monotonic() - began  # waited for the oracle: :meth:`_deeper` reads it
+                    if another:
+                        continue  # a test after the next one ended first: its slot takes a new candidate
                 entry = window.popleft()
                 index = drawn - len(window) - 1
                 outcome = self._read(ledger, entry, running)
@@ -339,7 +343,8 @@ class Scheduler:
         """
         for entry in window:
             if entry.pending is not None and entry.outcome is None and _ended(entry.pending):
-                verdict, entry.waited = self._wait(entry.pending)
+                verdict, waited = self._wait(entry.pending)
+                entry.waited += waited
                 entry.outcome = verdict.outcome
                 entry.pending = running[entry.key] = Finished(verdict)
 
@@ -460,7 +465,8 @@ class _Entry:
     tested: bool = False
     """Its own test was started (it counts as a candidate started ahead)."""
     waited: float = 0.0
-    """The seconds waited for its verdict when it was taken early (told to the ledger when it is read)."""
+    """The seconds waited while it was the next to read and another test ended first, and for its verdict when
+    it was taken early (told to the ledger when it is read)."""
 
 
 def _descriptors(pendings: Iterable[Pending]) -> list[int] | None:
