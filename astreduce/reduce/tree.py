@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import partial
@@ -364,21 +364,27 @@ class TreeReducer:
         while True:
             tree = self.best
             graph = ImportGraph.of(tree)
-            options: list[tuple[str, str, dict[str, str]]] = []
+            pairs: list[tuple[str, str]] = []  # (module, its only importer)
             for path in sorted(tree):
                 if path in self.protected or path in self.fixed or module_name(path) is None:
                     continue
                 importers = graph.importers(path)
-                if len(importers) != 1 or importers & self.fixed:
-                    continue
-                (importer,) = importers
-                candidate = merge(tree, path, importer)
-                if candidate is not None:
-                    options.append((path, importer, candidate))
-            found = self.trees.first_failing(encode_tree(c) for _, _, c in options)
+                if len(importers) == 1 and not importers & self.fixed:
+                    pairs.append((path, *importers))
+            offered: list[tuple[str, str, dict[str, str]]] = []
+
+            def merged() -> Iterator[str]:
+                """Each merge made when the search draws it: those after the first that reproduces are never made."""
+                for path, importer in pairs:
+                    candidate = merge(tree, path, importer)
+                    if candidate is not None:
+                        offered.append((path, importer, candidate))
+                        yield encode_tree(candidate)
+
+            found = self.trees.first_failing(merged())
             if found is None:
                 break
-            path, importer, candidate = options[found]
+            path, importer, candidate = offered[found]
             self.accept(candidate)
             self.merges.append((path, importer))
             merged = True
