@@ -144,6 +144,9 @@ class Scheduler:
         much: on the corpora this guesses wrong 4% less often than one average."""
         self.last_failed = False
         self._began = time.monotonic()
+        self._reads = 0
+        self._waited = 0.0
+        """Tests read, and the seconds waited for them (:meth:`_deeper`: how long a test is)."""
         self._prefetched: dict[bytes, Pending] = {}
         """Candidates started on the FAIL side of the search: what it tests next if the one before FAILs."""
 
@@ -194,6 +197,8 @@ class Scheduler:
         failed = verdict.outcome is Outcome.FAIL
         self.fail_rates[self.last_failed] = 0.9 * self.fail_rates[self.last_failed] + (0.1 if failed else 0.0)
         self.last_failed = failed
+        self._reads += 1
+        self._waited += seconds
         return ledger.record(key, text, verdict.outcome, seconds, verdict)
 
     @staticmethod
@@ -365,16 +370,21 @@ class Scheduler:
         """Whether to start a candidate with ``ahead`` started before it, when a test that
         ended early left its slot free (more than ``jobs`` candidates ahead).
 
-        Only while the oracle is what astreduce mostly waits for (a command's
-        test: hundreds of ms): the free core would idle otherwise, so even a
-        candidate unlikely to be needed costs nothing. Under the exec oracle
-        astreduce's own work (rendering, forking) is the limit at ``-j 2``:
-        deeper starts, mostly cancelled, made stdlib_argparse 20% slower.
+        Only while the oracle is what astreduce mostly waits for, and for
+        tests that are long against what starting one costs (a command's
+        test, a warm pytest test: tens to hundreds of ms): the free core
+        would idle otherwise, so even a candidate unlikely to be needed costs
+        nothing. Under the exec oracle astreduce's own work (rendering,
+        forking) is the limit at ``-j 2``: deeper starts, mostly cancelled,
+        made stdlib_argparse 20% slower (3 ms waited a test) and
+        stdlib_email 12% (13 ms a test, though 70% of its time is waited
+        for them); pint through warm pytest (80 ms a test, 83% of its time)
+        makes 6% more tests with them.
         """
-        if ahead >= self.jobs * _AHEAD:
+        if ahead >= self.jobs * _AHEAD or not self._reads:
             return False
         elapsed = time.monotonic() - self._began
-        return ledger.oracle_seconds >= 0.6 * elapsed
+        return ledger.oracle_seconds >= 0.6 * elapsed and self._waited / self._reads >= _LONG_TEST
 
     def _busy(self, running: dict[bytes, Pending]) -> int:
         """Tests still running (one that ended but whose outcome is not yet read holds no slot)."""
@@ -444,6 +454,9 @@ class Scheduler:
 
 #: Candidates started ahead (running or ended, not yet read) at most, per job.
 _AHEAD = 3
+
+#: Seconds waited for a test, on average, from which deeper starts pay (:meth:`Scheduler._deeper`).
+_LONG_TEST = 0.03
 
 #: Known candidates passed over at most, looking for the first to start ahead.
 _PASSED_OVER = 32
