@@ -26,7 +26,7 @@ from astreduce.source.tree import parse_or_none
 
 pysource_codegen = pytest.importorskip("pysource_codegen")
 
-PROGRAMS = 200
+PROGRAMS = 100  # 10 chunks of 10 random programs, each reduced (200 took 30 s of a worker)
 
 
 def names_in(text: str) -> list[str]:
