@@ -373,15 +373,13 @@ class TreeReducer:
                     pairs.append((path, *importers))
             offered: list[tuple[str, str, dict[str, str]]] = []
 
-            def merged() -> Iterator[str]:
-                """Each merge made when the search draws it: those after the first that reproduces are never made."""
+            def candidates() -> Iterator[str]:  # each merge made when the search draws it, not before
                 for path, importer in pairs:
-                    candidate = merge(tree, path, importer)
-                    if candidate is not None:
+                    if (candidate := merge(tree, path, importer)) is not None:
                         offered.append((path, importer, candidate))
                         yield encode_tree(candidate)
 
-            found = self.trees.first_failing(merged())
+            found = self.trees.first_failing(candidates())
             if found is None:
                 break
             path, importer, candidate = offered[found]
