@@ -6,6 +6,7 @@ The tree job (:mod:`astreduce.reduce.tree`) measures candidate trees with
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,17 +50,11 @@ class TreeSizes:
     KEPT = 1024
 
     def __init__(self) -> None:
-        self._cache: dict[str, Size] = {}
-        self._measure = Measure()
-        """A new version of a file costs the statements it changed: a tree's improvements change a file or two."""
+        # Measure: a new version of a file costs the statements it changed (a tree's improvements change a file or two)
+        self._sizes = functools.lru_cache(maxsize=self.KEPT)(Measure())
 
     def file(self, text: str) -> Size:
-        size = self._cache.pop(text, None)
-        if size is None:
-            size = self._measure(text)
-            if len(self._cache) >= self.KEPT:
-                del self._cache[next(iter(self._cache))]  # the least recently used (a dict keeps its order)
-        self._cache[text] = size
+        size: Size = self._sizes(text)
         return size
 
     def tree(self, tree: Mapping[str, str]) -> TreeSize:
