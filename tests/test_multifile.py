@@ -497,6 +497,61 @@ def test_the_first_sweep_deletes_shallow_statements_only_the_second_every_level(
     assert sweep_plans(Plan.of(load_transforms()), "hdd") == []
 
 
+#: Imported names and whether the pass across files drops them: the file's own uses, its importers' uses (their own
+#: imports of the name are no use), ``try`` and ``__future__`` imports.
+IMPORTS_TREE = {
+    "main.py": "from __future__ import annotations\nfrom lib import used, reexported\nfrom typing import Dict\n"
+               "try:\n    import json\nexcept ImportError:\n    json = None\nprint(used, reexported)\n",
+    "lib/__init__.py": "from os import path as used, sep as idle\nfrom typing import Dict\nimport sys\n"
+                       "from lib.core import reexported\n",
+    "lib/core.py": "from math import pi as reexported, tau\n",
+}
+
+
+def test_imports_no_file_uses_are_proposed_across_files_and_annotations_everywhere() -> None:
+    """Before the sweeps, every file's annotations and unused imported names are one keep-list (issue 46)."""
+    from astreduce.reduce.sweeps import annotations_pass, unused_imports_pass
+    from astreduce.source.tree import parse_or_none
+
+    found = unused_imports_pass(IMPORTS_TREE, lambda path: True, parse_or_none)
+    after = found.render(frozenset(range(len(found.edits))))
+    assert after["main.py"].startswith("from __future__ import annotations\nfrom lib import used, reexported\n")
+    assert "Dict" not in after["main.py"] and "import json" in after["main.py"]  # a try's import stays
+    assert after["lib/__init__.py"] == "from os import path as used\nfrom lib.core import reexported\n"
+    assert after["lib/core.py"] == "from math import pi as reexported\n"
+    kept = unused_imports_pass(IMPORTS_TREE, lambda path: path != "main.py", parse_or_none)
+    assert {path for path, _ in kept.edits} == {"lib/__init__.py", "lib/core.py"}  # a fixed file's text is not touched
+    typed = {"a.py": "def f(x: int, *, y: 'str' = '') -> list[int]:\n    z: float = 1.0\n    return [x]\n", "b.txt": "x: int"}
+    dropped = annotations_pass(typed, lambda path: path.endswith(".py"), parse_or_none)
+    assert dropped.render(frozenset(range(len(dropped.edits)))) == {
+        "a.py": "def f(x, *, y = ''):\n    z = 1.0\n    return [x]\n", "b.txt": "x: int",
+    }
+
+
+#: A package whose annotations are all idle but one, which the run reads (``get_type_hints``).
+ANNOTATED_TREE = {
+    "main.py": "from typing import get_type_hints\nfrom shapes import area, Size\n\n"
+               "def check(size: Size) -> int:\n    return area(size)\n\n"
+               "assert check(get_type_hints(check)['size'](2, 3)) == 7, 'wrong area'\n",
+    "shapes.py": "from typing import Optional, List\n\nclass Size:\n    def __init__(self, width: int, height: int) -> None:\n"
+                 "        self.width: int = width\n        self.height: int = height\n\n"
+                 "def area(size: Size, scale: Optional[float] = None) -> int:\n    parts: List[int] = [size.width, size.height]\n"
+                 "    return parts[0] * parts[1]\n",
+}
+
+
+def test_a_tree_drops_every_idle_annotation_in_one_pass_before_its_sweeps() -> None:
+    from astreduce.reduce.tree import reduce_tree
+
+    result = reduce_tree(ANNOTATED_TREE, entry="main.py", jobs=1)
+    assert result.verified
+    names = [p.name for p in result.passes]
+    across = result.passes[names.index("annotations across files")]
+    assert across.tokens_after < across.tokens_before and across.tests > 1  # all at once fails: the run reads one
+    assert names.index("annotations across files") < min(i for i, n in enumerate(names) if "delete statements" in n)
+    assert names.index("imports unused across files") < min(i for i, n in enumerate(names) if "delete statements" in n)
+
+
 #: Two files that both stay (``b.py`` holds a kept line: never merged nor deleted) and both take rounds of auto.
 TWO_FILES = {
     "main.py": "from a import f\nfrom b import g, h\n\nvalues = [1, 2, 3]\ncount = len(values)\nif count > 2:\n"

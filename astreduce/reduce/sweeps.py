@@ -7,17 +7,31 @@ tokens are across the whole tree, not into the deep levels of the first file.
 When coverage was measured, a sweep does not propose a module's statements
 whose names the run reads (:func:`narrowed`): deleting one fails for sure,
 and every chunk holding one fails with it. The full rounds still try them.
+
+Two kinds of edit go before the sweeps, across every file at once
+(:data:`ACROSS_FILES`): type annotations, then the imported names no file
+uses. Each is one group tried in one test and split only where it fails
+(a dataclass's fields, a parser that reads its classes' annotations); the
+full rounds would drop them one file and one round at a time, and what only
+annotations used (``typing`` imports, type variables) then goes in the
+sweeps already.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import replace
+import ast
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
 from astreduce.reduce.unexecuted import member_key, statement_key
+from astreduce.search.greedy import name_counts
 from astreduce.search.strategies import Plan, statement_levels
-from astreduce.source.tree import Tree, is_statement
+from astreduce.source.imports import ImportGraph, modules_of, parse_module
+from astreduce.source.render import DROP, Edit, NodeReducer
+from astreduce.source.tree import Node, Tree, is_statement
 from astreduce.transforms import Opportunity, Transform
+from astreduce.transforms.definitions import DropAnnotation
 
 
 class StatementDeletion(Transform):
@@ -90,3 +104,105 @@ def narrowed(plan: Plan, needed: frozenset[str]) -> Plan:
     return replace(plan, transforms=tuple(
         StatementDeletion(t.inner, t.deepest, needed) if isinstance(t, StatementDeletion) else t for t in plan.transforms
     ))
+
+
+@dataclass
+class AcrossFiles:
+    """Edits of one kind in every file of a tree, as one keep-list: the pass named :attr:`name`."""
+
+    name: str
+    best: Mapping[str, str]
+    trees: dict[str, Tree] = field(default_factory=dict)
+    edits: list[tuple[str, Mapping[int, Edit]]] = field(default_factory=list)
+    """Each change: the file, and its edits of that file's tree."""
+
+    def render(self, applied: frozenset[int]) -> dict[str, str]:
+        """The tree with the ``applied`` changes (by index)."""
+        by_path: dict[str, dict[int, Edit]] = {}
+        for index in sorted(applied):
+            path, edits = self.edits[index]
+            merged = by_path.setdefault(path, {})
+            for node_id, edit in edits.items():
+                merged.setdefault(node_id, edit)
+        return {**self.best, **{path: NodeReducer(self.trees[path]).render(e) for path, e in by_path.items()}}
+
+
+def annotations_pass(best: Mapping[str, str], reducible: Callable[[str], bool], parse: Callable[[str], Tree | None]) -> AcrossFiles:
+    """Every annotation of a parameter or a return value, and of an assignment with a value outside a class body,
+    in every file: a class's annotated assignments are fields (dataclasses, named tuples) more often than not."""
+    found = AcrossFiles("annotations across files", best)
+    transform = DropAnnotation()
+    for path, tree in _trees(best, reducible, parse, found):
+        found.edits += [
+            (path, o.edits) for o in transform.opportunities(tree)
+            if o.rank == 0 and not (tree.nodes[o.target].kind == "AnnAssign" and tree.nodes[tree.nodes[o.target].parent].kind == "ClassDef")
+        ]
+    return found
+
+
+def unused_imports_pass(best: Mapping[str, str], reducible: Callable[[str], bool], parse: Callable[[str], Tree | None]) -> AcrossFiles:
+    """Every imported name its file names nowhere else and no file importing that file names, but in its imports
+    from outside the tree (a word count: strings and comments count as uses); an import none of whose names is
+    used goes whole. ``__future__`` imports stay, and so do those in a ``try``, whose ``ImportError`` may be what
+    the program needs."""
+    found = AcrossFiles("imports unused across files", best)
+    graph = ImportGraph.of(best)
+    roots = {name.split(".")[0] for name in modules_of(best)}  # the tree's top-level modules and packages
+    trees = dict(_trees(best, reducible, parse, found))
+    counts = {path: name_counts(text) for path, text in best.items()}
+    own: dict[str, Counter[str]] = {}  # each file's uses but in its own imports
+    foreign: dict[str, Counter[str]] = {}  # each file's uses but in its imports from outside the tree
+    for path, tree in trees.items():
+        own[path], foreign[path] = Counter(counts[path]), Counter(counts[path])
+        for node in tree.of_kinds(_IMPORTS):
+            names = name_counts(text := tree.text[node.start:node.end])
+            own[path].subtract(names)
+            if not _from_tree(text, roots):
+                foreign[path].subtract(names)
+    for path, tree in trees.items():
+        importers = [foreign.get(p, counts[p]) for p in graph.importers(path)]
+        for node in tree.of_kinds(_IMPORTS):
+            if _guarded(tree, node) or node.kind == "ImportFrom" and tree.text[node.start:node.end].split()[1] == "__future__":
+                continue
+            aliases = [tree.nodes[a] for a in tree.fields[node.id].get("names", ())]
+            unused = [a for a in aliases if _unused((a.name or "*").split(".")[0], own[path], importers)]
+            if len(unused) == len(aliases):
+                found.edits.append((path, {node.id: DROP}))
+            else:
+                found.edits += [(path, {a.id: DROP}) for a in unused]
+    return found
+
+
+def _from_tree(statement: str, roots: set[str]) -> bool:
+    """Whether an import statement imports from a module of the tree (a relative one does; one that does not
+    parse alone counts as one)."""
+    module = parse_module(statement)
+    if module is None or not module.body or not isinstance(node := module.body[0], (ast.Import, ast.ImportFrom)):
+        return True
+    named = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    return isinstance(node, ast.ImportFrom) and node.level > 0 or any(n.split(".")[0] in roots for n in named)
+
+
+def _guarded(tree: Tree, node: Node) -> bool:
+    return any(tree.nodes[a].kind in _TRIES for a in tree.ancestors(node.id))
+
+
+def _unused(name: str, uses: Counter[str], importers: list[Counter[str]]) -> bool:
+    return name != "*" and uses[name] <= 0 and not any(c[name] > 0 for c in importers)
+
+
+def _trees(
+    best: Mapping[str, str], reducible: Callable[[str], bool], parse: Callable[[str], Tree | None], found: AcrossFiles,
+) -> Iterator[tuple[str, Tree]]:
+    """Each file that may change and parses, with its tree (kept in ``found`` for rendering)."""
+    for path in sorted(best):
+        if reducible(path) and (tree := parse(best[path])) is not None:
+            found.trees[path] = tree
+            yield path, tree
+
+
+_IMPORTS = frozenset({"Import", "ImportFrom"})
+_TRIES = frozenset({"Try", "TryStar"})
+
+#: The passes across every file, in their order: each is made on the tree the one before left.
+ACROSS_FILES = (annotations_pass, unused_imports_pass)

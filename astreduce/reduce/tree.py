@@ -10,7 +10,8 @@ until a round changes nothing (C-Reduce's fixpoint):
    the whole tree with that one file changed. Importers come before the
    modules they import, and when a file has lost imports the deletion pass
    runs again at once, so a module that only those imports kept alive goes
-   whole instead of being reduced in vain. The first round is a cheap sweep:
+   whole instead of being reduced in vain. The first round is a cheap sweep
+   (after annotations and unused imports go in every file at once, ``sweeps.py``):
    hierarchical statement deletion only, which removes most of what a large
    package does not need for a few tests per statement. Later rounds run the
    single-file strategy (``auto`` by default: every transform, to a
@@ -70,7 +71,7 @@ from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
-from astreduce.reduce.sweeps import narrowed, sweep_plans
+from astreduce.reduce.sweeps import ACROSS_FILES, narrowed, sweep_plans
 from astreduce.reduce.file_rounds import FileRounds, tree_digest
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
 from astreduce.oracles import Oracle, Verdict
@@ -90,28 +91,13 @@ class TreeReducer:
     """The passes over one tree, to a fixpoint; :meth:`run`, then :meth:`finish`."""
 
     def __init__(
-        self,
-        original: Mapping[str, str],
-        oracle: Oracle[FileTree],
-        plan: Plan,
-        *,
-        strategy: str = "auto",
-        jobs: int = 1,
-        protected: frozenset[str] = frozenset(),
-        fixed: frozenset[str] = frozenset(),
-        tracer: Callable[[str, Mapping[str, str]], TreeTracer | None] | None = None,
-        store: OutcomeStore | None = None,
-        exhaustive: bool = False,
-        budget: Budget | None = None,
-        keep: str | None = None,
-        on_improve: Callable[[dict[str, str]], None] | None = None,
-        on_progress: Callable[[ProgressEvent], None] | None = None,
-        stop: StopRequest | None = None,
-        lineage: Lineage | None = None,
-        place: Place | None = None,
-        annotate: bool = False,
-        executed: Executed | None = None,
-        trace: TracedRun | None = None,
+        self, original: Mapping[str, str], oracle: Oracle[FileTree], plan: Plan, *, strategy: str = "auto", jobs: int = 1,
+        protected: frozenset[str] = frozenset(), fixed: frozenset[str] = frozenset(),
+        tracer: Callable[[str, Mapping[str, str]], TreeTracer | None] | None = None, store: OutcomeStore | None = None,
+        exhaustive: bool = False, budget: Budget | None = None, keep: str | None = None,
+        on_improve: Callable[[dict[str, str]], None] | None = None, on_progress: Callable[[ProgressEvent], None] | None = None,
+        stop: StopRequest | None = None, lineage: Lineage | None = None, place: Place | None = None, annotate: bool = False,
+        executed: Executed | None = None, trace: TracedRun | None = None,
     ) -> None:
         self.oracle = oracle
         self.executed = executed
@@ -260,6 +246,8 @@ class TreeReducer:
         for index, plan in enumerate(plans):
             self._measure_again()
             before = self.best_size.key
+            if plan is not self.plan:
+                self._across_files()
             if index or not cut:  # after the cut, every file left is one the run imported or read: none goes whole yet
                 self._delete_files()
             self._reduce_files(plan)
@@ -301,6 +289,19 @@ class TreeReducer:
         name = "delete files" if only is None else f"delete files no longer imported ({len(paths)})"
         return bool(paths) and self._greedy_pass(name, len(paths), self._without_files(paths), self.memory)
 
+    def _reducible(self, path: str) -> bool:
+        """Whether a pass may change ``path``: a Python file, neither fixed nor holding a kept line."""
+        text = self.best[path]
+        return path not in self.fixed and is_python(path, text) and not protected_lines(text, self.keep)
+
+    def _across_files(self) -> None:
+        """Annotations, then the imports nothing names, dropped in every file at once (:data:`~astreduce.reduce.sweeps.ACROSS_FILES`)."""
+        for across in ACROSS_FILES:
+            self._check_stop()
+            found = across(self.best, self._reducible, self.plan.parse)
+            if found.edits:
+                self._greedy_pass(found.name, len(found.edits), lambda applied: encode_tree(found.render(applied)), self.memory)
+
     def _cut_idle_files(self, executed: Executed) -> None:
         """The files the run never imported nor read, in one group."""
         self._check_stop()
@@ -321,10 +322,9 @@ class TreeReducer:
         assert executed.lines is not None
         for path in sorted(self.best, key=lambda p: (-len(self.best[p]), p)):  # the largest files first
             self._check_stop()
-            text = self.best[path]
-            if path in self.fixed or not is_python(path, text) or protected_lines(text, self.keep):
+            if not self._reducible(path):
                 continue
-            idle = idle_statements(text, executed.lines.get(path, frozenset()))
+            idle = idle_statements(self.best[path], executed.lines.get(path, frozenset()))
             if idle is None:
                 continue
             base = self.best
