@@ -506,6 +506,65 @@ def test_a_warm_pytest_knows_which_of_its_plugins_objects_hide_no_fixture(tmp_pa
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [True] * 6 + [0, True]
 
 
+_PREPARED_SESSION = """
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("zygote_under_test", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)
+import _pytest.fixtures as fixtures
+from _pytest.config import _prepareconfig
+config = _prepareconfig(["-p", "plugin", "-q", "sub"])
+config._do_configure()
+made = []
+init = fixtures.FixtureManager.__init__
+fixtures.FixtureManager.__init__ = lambda self, session: (made.append(1), init(self, session))[1]
+prepared = zygote.prepared_session(config) if sys.argv[2] == "prepared" else None
+endings = []
+for _ in range(2):                             # two children of the same zygote: each starts afresh
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        del made[:]
+        config._do_configure = lambda: None
+        zygote.use_prepared(prepared)
+        status = int(config.hook.pytest_cmdline_main(config=config))
+        os.write(write, json.dumps([status, len(made)]).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    endings.append(json.loads(os.read(read, 1000)))
+print(json.dumps([prepared is not None, len(made), endings]))
+"""
+
+_TESTS_OF_EVERY_FIXTURE = """
+def test_every_fixture(base, local, tmp_path, request):
+    assert base == 2 and local == 5 and tmp_path.is_dir()
+    assert request.session is request.node.session
+"""
+
+
+@pytest.mark.parametrize("way", ["prepared", "made in the child"])
+def test_a_warm_pytest_makes_the_session_and_its_fixture_manager_once_for_its_children(tmp_path: Path, way: str) -> None:
+    """The fixture manager walks every plugin for fixtures as it is made: the zygote makes the session and it once,
+    and each child's session is that one, finding the plugins' fixtures, pytest's, and those of a conftest it
+    meets while collecting, as a session made in the child does (which makes its manager again)."""
+    from astreduce.pytest_node.zygote import ZYGOTE_SCRIPT
+
+    (tmp_path / "check.py").write_text(_PREPARED_SESSION, encoding="utf-8")
+    (tmp_path / "plugin.py").write_text(_PLUGIN_WITH_A_HIDDEN_FIXTURE, encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef local():\n    return 5\n")
+    (tmp_path / "sub" / "test_all.py").write_text(_TESTS_OF_EVERY_FIXTURE, encoding="utf-8")
+    done = subprocess.run([sys.executable, "check.py", str(ZYGOTE_SCRIPT), way.split()[0]], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    prepared, made_here, endings = json.loads(done.stdout.strip().splitlines()[-1])
+    if way == "prepared":
+        assert prepared and made_here == 1 and endings == [[0, 0], [0, 0]]  # every test passed; no manager made again
+    else:
+        assert endings == [[0, 1], [0, 1]]
+
+
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
     """Candidates of a corpora project for which warm and plain runs must agree: FAIL, PASS and UNRESOLVED ones."""
     settings = case(name)
