@@ -13,7 +13,7 @@ from astreduce.batch import BatchReport, BatchStop, BucketJob, BucketResult, Inp
 from astreduce.cli.common import GroupedCommand, errors, fail, say, stop_on_signals
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
-    budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options, resume_option,
+    budget_option, transforms_option, cluster_from, config_from, dask_option, oracle_options, quiet_option, resume_option,
 )
 from astreduce.errors import UsageError
 from astreduce.files import check_output_dir, check_report_path, read_input
@@ -91,8 +91,7 @@ class BatchProgress:
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format each result with black when that still reproduces.")
 @dask_option
 @resume_option
-@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@quiet_option
 @max_input_option
 @follow_symlinks_option
 def batch_command(inputs: tuple[Path, ...], **values: Any) -> None:

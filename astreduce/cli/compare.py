@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, ProgressDisplay, errors, say, stop_on_signals
-from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from, resume_option
+from astreduce.cli.options import cluster_from, dask_option, oracle_options, options_from, quiet_option, resume_option
 from astreduce.reduce.report import is_stdout
 from astreduce.compare import (
     DEFAULT_STRATEGIES,
@@ -62,8 +62,7 @@ from astreduce.search.session import StopRequest
 @click.option("--start", "start_rule", default="start", show_default=True, metavar="RULE", help="With --grammar: the rule the input derives from.")
 @click.option("--log-x", is_flag=True, help="Log-scale x axis (tests) in the plot.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
-@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@quiet_option
 @max_input_option
 def compare_command(
     file: Path,

@@ -22,7 +22,7 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
 from astreduce.cli.options import (
     budget_option,
-    resume_option,
+    quiet_option, resume_option,
     cluster_from,
     dask_option,
     options_from,
@@ -123,8 +123,7 @@ class IsolateDisplay:
 @follow_symlinks_option
 @click.option("-o", "--output", "diff_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the patch on OLD here (what stdout shows); the minimal difference and the passing and failing versions go next to it (DIFF's stem + .minimal-difference.diff, .passing.py, .failing.py) [default: next to NEW, the patch as NEW's stem + .isolated.diff; with --git, only stdout].")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
-@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@quiet_option
 def isolate_command(
     old: Path,
     new: Path,

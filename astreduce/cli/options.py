@@ -246,6 +246,14 @@ resume_options = [
 ]
 
 
+def quiet_option(command: F) -> F:
+    """Add ``-q/--quiet`` and ``--debug`` to a click command: how much it says on standard error."""
+    command = click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")(command)
+    return click.option(
+        "-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only)."
+    )(command)
+
+
 def resume_option(command: F) -> F:
     """Add ``--resume`` and ``--cache-dir`` to a click command (read by :func:`config_from`)."""
     for option in reversed(resume_options):

@@ -11,7 +11,7 @@ import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_written, say
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, confinement_from, coverage_first_option, dask_option, provenance_option, resume_option,
+    budget_option, cluster_from, config_from, confinement_from, coverage_first_option, dask_option, provenance_option, quiet_option, resume_option,
     transforms_option,
     with_confinement_options,
 )
@@ -50,8 +50,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--format/--no-format", "format_result", default=True, show_default=True, help="Format the reduced files with black when that still reproduces.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @provenance_option
-@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@quiet_option
 def pytest_command(nodeid: str, modules: tuple[str, ...], output: Path, root: Path | None, **values: Any) -> None:
     """Reduce the project around the failing test NODEID so that it still fails the same way.
 

@@ -13,7 +13,7 @@ import click
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_written, say
 from astreduce.cli.inputs import follow_symlinks_option, input_policy, max_input_option
 from astreduce.cli.options import (
-    budget_option, cluster_from, config_from, coverage_first_option, dask_option, oracle_options, provenance_option, resume_option,
+    budget_option, cluster_from, config_from, coverage_first_option, dask_option, oracle_options, provenance_option, quiet_option, resume_option,
     transforms_option,
 )
 from astreduce.errors import UsageError
@@ -63,8 +63,7 @@ from astreduce.search.strategies import STRATEGIES
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here.")
 @provenance_option
 @resume_option
-@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@quiet_option
 @max_input_option
 @follow_symlinks_option
 def reduce_command(inputs: tuple[Path, ...], entry: str | None, **values: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reduction, say
-from astreduce.cli.options import budget_option, options_from, resume_option, some_oracle_options, with_confinement_options
+from astreduce.cli.options import budget_option, options_from, quiet_option, resume_option, some_oracle_options, with_confinement_options
 from astreduce.oracles.options import said_of_test
 from astreduce.search.session import Budget
 from astreduce.files import write_atomically
@@ -45,8 +45,7 @@ _HELPS = {
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="Draw the search as the paper's Figure 5 (png, svg, pdf; needs the plot extra).")
 @budget_option
 @resume_option
-@click.option("-q", "--quiet", is_flag=True, help="Quiet: no progress and no summary on stderr (errors and warnings only).")
-@click.option("--debug", is_flag=True, help="Show tracebacks of astreduce's own errors.")
+@quiet_option
 @max_input_option
 def slice_command(
     program: Path,
