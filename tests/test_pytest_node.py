@@ -519,6 +519,8 @@ made = []
 init = fixtures.FixtureManager.__init__
 fixtures.FixtureManager.__init__ = lambda self, session: (made.append(1), init(self, session))[1]
 prepared = zygote.prepared_session(config) if sys.argv[2] == "prepared" else None
+from _pytest.main import Session
+from_config, make_manager = Session.__dict__["from_config"], fixtures.FixtureManager
 endings = []
 for _ in range(2):                             # two children of the same zygote: each starts afresh
     read, write = os.pipe()
@@ -529,7 +531,8 @@ for _ in range(2):                             # two children of the same zygote
         config._do_configure = lambda: None
         zygote.use_prepared(prepared)
         status = int(config.hook.pytest_cmdline_main(config=config))
-        os.write(write, json.dumps([status, len(made)]).encode())
+        restored = Session.__dict__["from_config"] is from_config and fixtures.FixtureManager is make_manager
+        os.write(write, json.dumps([status, len(made), restored]).encode())
         os._exit(0)
     os.close(write)
     os.waitpid(pid, 0)
@@ -560,9 +563,10 @@ def test_a_warm_pytest_makes_the_session_and_its_fixture_manager_once_for_its_ch
                           text=True, timeout=60, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     prepared, made_here, endings = json.loads(done.stdout.strip().splitlines()[-1])
     if way == "prepared":
-        assert prepared and made_here == 1 and endings == [[0, 0], [0, 0]]  # every test passed; no manager made again
+        # every test passed; no manager made again; a later session in the child (pytester's) is its own
+        assert prepared and made_here == 1 and endings == [[0, 0, True], [0, 0, True]]
     else:
-        assert endings == [[0, 1], [0, 1]]
+        assert endings == [[0, 1, True], [0, 1, True]]
 
 
 def _mutations(name: str, tree: dict[str, str]) -> list[tuple[str, dict[str, str]]]:

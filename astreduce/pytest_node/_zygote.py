@@ -328,14 +328,25 @@ def prepared_session(config):
 
 
 def use_prepared(prepared):
-    """In the child: pytest's session is the one the zygote made, with its fixture manager."""
+    """In the child: pytest's next session is the one the zygote made, with its fixture manager. Once only: a
+    test that runs pytest in its own process (``pytester``) gets sessions of its own."""
     if prepared is None:
         return
     import _pytest.fixtures as fixtures
     from _pytest.main import Session
     session, manager = prepared
-    Session.from_config = classmethod(lambda cls, config: session)
-    fixtures.FixtureManager = lambda made_for: manager
+    from_config, make_manager = Session.__dict__["from_config"], fixtures.FixtureManager
+
+    def prepared_session(cls, config):
+        Session.from_config = from_config
+        return session if cls is Session and config is session.config else cls.from_config(config)
+
+    def prepared_manager(made_for):
+        fixtures.FixtureManager = make_manager
+        return manager if made_for is session else make_manager(made_for)
+
+    Session.from_config = classmethod(prepared_session)
+    fixtures.FixtureManager = prepared_manager
 
 
 def start_tracer(text):
