@@ -19,7 +19,6 @@ sweeps already.
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from astreduce.reduce.unexecuted import member_key, statement_key
 from astreduce.search.greedy import name_counts
 from astreduce.search.strategies import Plan, statement_levels
-from astreduce.source.imports import ImportGraph, modules_of, parse_module
+from astreduce.source.imports import ImportGraph, modules_of, parse_module, references
 from astreduce.source.render import DROP, Edit, NodeReducer
 from astreduce.source.tree import Node, Tree, is_statement
 from astreduce.transforms import Opportunity, Transform
@@ -118,13 +117,11 @@ class AcrossFiles:
 
     def render(self, applied: frozenset[int]) -> dict[str, str]:
         """The tree with the ``applied`` changes (by index)."""
-        by_path: dict[str, dict[int, Edit]] = {}
+        by_path: dict[str, list[Mapping[int, Edit]]] = {}
         for index in sorted(applied):
             path, edits = self.edits[index]
-            merged = by_path.setdefault(path, {})
-            for node_id, edit in edits.items():
-                merged.setdefault(node_id, edit)
-        return {**self.best, **{path: NodeReducer(self.trees[path]).render(e) for path, e in by_path.items()}}
+            by_path.setdefault(path, []).append(edits)
+        return {**self.best, **{path: NodeReducer(self.trees[path]).render_opportunities(e) for path, e in by_path.items()}}
 
 
 def annotations_pass(best: Mapping[str, str], reducible: Callable[[str], bool], parse: Callable[[str], Tree | None]) -> AcrossFiles:
@@ -147,17 +144,19 @@ def unused_imports_pass(best: Mapping[str, str], reducible: Callable[[str], bool
     the program needs."""
     found = AcrossFiles("imports unused across files", best)
     graph = ImportGraph.of(best)
-    roots = {name.split(".")[0] for name in modules_of(best)}  # the tree's top-level modules and packages
+    modules = modules_of(best)
     trees = dict(_trees(best, reducible, parse, found))
     counts = {path: name_counts(text) for path, text in best.items()}
     own: dict[str, Counter[str]] = {}  # each file's uses but in its own imports
     foreign: dict[str, Counter[str]] = {}  # each file's uses but in its imports from outside the tree
     for path, tree in trees.items():
         own[path], foreign[path] = Counter(counts[path]), Counter(counts[path])
+        # the lines of its imports of the tree's modules (a file this interpreter cannot parse: all of them)
+        of_tree = {r.line for r in references(path, tree.text, modules)} if parse_module(tree.text) else None
         for node in tree.of_kinds(_IMPORTS):
-            names = name_counts(text := tree.text[node.start:node.end])
+            names = name_counts(tree.text[node.start:node.end])
             own[path].subtract(names)
-            if not _from_tree(text, roots):
+            if of_tree is not None and tree.text.count("\n", 0, node.start) + 1 not in of_tree:
                 foreign[path].subtract(names)
     for path, tree in trees.items():
         importers = [foreign.get(p, counts[p]) for p in graph.importers(path)]
@@ -171,16 +170,6 @@ def unused_imports_pass(best: Mapping[str, str], reducible: Callable[[str], bool
             else:
                 found.edits += [(path, {a.id: DROP}) for a in unused]
     return found
-
-
-def _from_tree(statement: str, roots: set[str]) -> bool:
-    """Whether an import statement imports from a module of the tree (a relative one does; one that does not
-    parse alone counts as one)."""
-    module = parse_module(statement)
-    if module is None or not module.body or not isinstance(node := module.body[0], (ast.Import, ast.ImportFrom)):
-        return True
-    named = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-    return isinstance(node, ast.ImportFrom) and node.level > 0 or any(n.split(".")[0] in roots for n in named)
 
 
 def _guarded(tree: Tree, node: Node) -> bool:
