@@ -16,7 +16,8 @@ from astreduce.search.greedy import Memory, apply_greedily, change_key
 from astreduce.reduce.single import reduce_source
 from astreduce.oracles.alike import CodeKey, code_key
 from astreduce.search.session import Learnt, Session
-from astreduce.search.strategies import Plan, StrategyRun, counts_as_token, run_auto, tokens_of
+from astreduce.search.strategies import Plan, StrategyRun, run_auto
+from astreduce.search.unit_passes import counts_as_token, tokens_of
 from astreduce.transforms import load_transforms
 from astreduce.transforms.constants import ValueFromTrace
 from test_hoisting import Contains

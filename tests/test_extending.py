@@ -201,7 +201,8 @@ def test_a_toy_kind_that_runs_a_command_reduces_files_and_trees(tmp_path: Path, 
 def test_a_toy_strategy_is_one_record() -> None:
     """A strategy is a record in STRATEGIES: its name, whether it works on trees, its runner; nothing else."""
     from astreduce.reduce.single import reduce_source
-    from astreduce.search.strategies import STRATEGIES, Strategy, lines_of, unit_pass
+    from astreduce.search.strategies import STRATEGIES, Strategy
+    from astreduce.search.unit_passes import lines_of, unit_pass
     from astreduce.search.greedy import apply_greedily
 
     def first_lines(session, plan):  # delete lines greedily, from the first

@@ -21,7 +21,7 @@ import warnings
 import pytest
 from test_transforms import parses
 
-from astreduce.search.strategies import splice_text
+from astreduce.search.unit_passes import splice_text
 from astreduce.source.render import NodeReducer
 from astreduce.source.tree import parse_or_none
 from astreduce.transforms import TextTransform, load_transforms

@@ -28,7 +28,8 @@ from astreduce.run import Run
 from astreduce.outcome import Outcome
 from astreduce.search import strategies
 from astreduce.search.session import Session
-from astreduce.search.strategies import Plan, StrategyRun, run_text_passes, splice_text
+from astreduce.search.strategies import Plan, StrategyRun, run_text_passes
+from astreduce.search.unit_passes import splice_text
 from astreduce.search.text_passes import PASSES, TOKEN_RUN_LIMIT, layout_of, token_runs
 from astreduce.source.tree import Tree, parse_or_none
 from astreduce.transforms import load_transforms

@@ -61,7 +61,7 @@ from astreduce.run.trace import Tracer
 from astreduce.outcome import Outcome
 from astreduce.source.render import DROP, NodeReducer
 from astreduce.reduce.single import reduce_source
-from astreduce.search.strategies import splice_text
+from astreduce.search.unit_passes import splice_text
 from astreduce.transforms import TextTransform, Transform, load_transforms, registered_transforms
 from astreduce.transforms.constants import ValueFromTrace
 from astreduce.source.foreign import ForeignParser

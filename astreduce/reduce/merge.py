@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
-from astreduce.source.imports import absolute, module_name, modules_of, package_of, parse_module, references, statement_imports
-from astreduce.search.strategies import splice_text
+from astreduce.source.imports import ImportGraph, absolute, module_name, modules_of, package_of, parse_module, references, statement_imports
+from astreduce.search.unit_passes import splice_text
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 #: The head of ``from <dots><module> import``: the module part is group 1.
@@ -118,6 +118,20 @@ def _module_body(text: str, tree: ast.Module, path: str, importer: str) -> tuple
     if body and not body.endswith(("\n", "\r")):
         body += "\n"
     return body, futures
+
+
+def mergeable(tree: Mapping[str, str], kept: Collection[str], fixed: Collection[str]) -> list[tuple[str, str]]:
+    """(module, its only importer) for each module of ``tree`` that may merge: a Python module imported by one file,
+    the module neither ``kept`` (never merged) nor ``fixed`` (never changed), its importer not ``fixed``."""
+    graph = ImportGraph.of(tree)
+    pairs: list[tuple[str, str]] = []
+    for path in sorted(tree):
+        if path in kept or path in fixed or module_name(path) is None:
+            continue
+        importers = graph.importers(path)
+        if len(importers) == 1 and not importers & set(fixed):
+            pairs.append((path, *importers))
+    return pairs
 
 
 def merge(tree: Mapping[str, str], module_path: str, importer_path: str) -> dict[str, str] | None:

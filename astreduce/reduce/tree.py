@@ -54,9 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
-from astreduce.source.imports import ImportGraph, module_name, modules_of, references
+from astreduce.source.imports import ImportGraph, modules_of, references
 from astreduce.source.measure import Size
-from astreduce.reduce.merge import merge
+from astreduce.reduce.merge import merge, mergeable
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.run.trace import TreeTracer
@@ -70,7 +70,8 @@ from astreduce.reduce.unexecuted import (
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
-from astreduce.search.strategies import Plan, lines_of, run_strategy, unit_pass
+from astreduce.search.strategies import Plan, run_strategy
+from astreduce.search.unit_passes import lines_of, unit_pass
 from astreduce.reduce.sweeps import ACROSS_FILES, narrowed, sweep_plans
 from astreduce.reduce.file_rounds import FileRounds, tree_digest
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
@@ -363,14 +364,7 @@ class TreeReducer:
         merged = False
         while True:
             tree = self.best
-            graph = ImportGraph.of(tree)
-            pairs: list[tuple[str, str]] = []  # (module, its only importer)
-            for path in sorted(tree):
-                if path in self.protected or path in self.fixed or module_name(path) is None:
-                    continue
-                importers = graph.importers(path)
-                if len(importers) == 1 and not importers & self.fixed:
-                    pairs.append((path, *importers))
+            pairs = mergeable(tree, self.protected, self.fixed)
             offered: list[tuple[str, str, dict[str, str]]] = []
 
             def candidates() -> Iterator[str]:  # each merge made when the search draws it, not before
