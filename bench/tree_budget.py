@@ -3,8 +3,9 @@
 For each case of ``corpora/multifile/`` this runs ``astreduce reduce DIR --test
 SCRIPT -j JOBS --max-time MAX`` once, watches the output folder (every smaller
 reproducing tree is written there at once) and prints the tokens reached at
-60, 120 and 300 s, the seconds to the fixpoint when the run ends before its
-budget, the tests and the tests the report puts in the passes over code the
+60, 120 and 300 s, the seconds at which it first had at most 1/5, 1/10 and
+1/20 of its input's tokens (run with a longer ``--max-time`` to see how far a
+bar is), the seconds to the fixpoint when the run ends before its budget, the tests and the tests the report puts in the passes over code the
 original never executes. Run by hand, not in CI::
 
     python bench/tree_budget.py                                  # every case, -j 2, 300 s
@@ -41,6 +42,8 @@ from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 MARKS = (60, 120, 300)
+#: Shares of the input's tokens whose first crossing each row times.
+SHARES = (5, 10, 20)
 
 
 def _tools() -> ModuleType:
@@ -98,8 +101,10 @@ def run_case(
             args = ["pytest", case.node, "-o", str(output), "--report", str(report), "-q"]
             args += ["--python", python] if python else []
             cwd = work / "project"
+            size = tree_tokens(case.project, tools.token_count)
         else:
             source = tools.materialise(case, work)
+            size = tree_tokens(source, tools.token_count) if source.is_dir() else None
             args = ["reduce", str(source), *tools.resolve_args(case, work), "-o", str(output), "--report", str(report), "-q"]
             cwd = work
         args += ["-j", str(jobs), "--max-time", str(budget), *extra]
@@ -126,6 +131,8 @@ def run_case(
         for mark in MARKS:
             reached = [tokens for at, tokens in seen if at <= mark]
             row[f"{mark}s"] = reached[-1] if reached and mark <= budget else None
+        for share in SHARES:
+            row[f"1/{share}_s"] = next((round(at) for at, tokens in seen if size and tokens * share <= size), None)
         ended = not data.get("budget_ended", True)
         row["fixpoint_s"] = round(seconds, 1) if ended and process.returncode == 0 else None
         row["final"] = final
@@ -160,7 +167,7 @@ def main(argv: list[str]) -> int:
     tools = _tools()
     wanted = {c for c in args.cases.split(",") if c}
     rows = []
-    columns = ["case", "load", *(f"{m}s" for m in MARKS), "fixpoint_s", "final", "tests", "unexecuted_tests", "unexecuted_removed"]
+    columns = ["case", "load", *(f"{m}s" for m in MARKS), *(f"1/{s}_s" for s in SHARES), "fixpoint_s", "final", "tests", "unexecuted_tests", "unexecuted_removed"]
     if args.reach is not None:
         columns.append("tests_to_reach")
     cases: list[object] = pytest_cases([c for c in args.pytest.split(",") if c]) if args.pytest else list(tools.load_cases())
