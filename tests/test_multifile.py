@@ -585,6 +585,32 @@ def test_the_full_rounds_give_each_file_a_round_of_auto_in_turn() -> None:
     assert "main.py: delete statements, level 0" not in names[first + 1 : names.index("b.py: delete statements, level 0", first)]
 
 
+def test_a_file_s_first_full_round_parks_what_failed_alone_in_the_sweeps_and_in_the_modules_merged_into_it() -> None:
+    """A merge keeps what the merged module learnt (a change key holds the lines around its edit only): the
+    importer's first round parks those single edits (tested once, together) instead of testing each alone again,
+    as it parks its own sweeps' (pint's merged parser: 314 tests for 180 tokens before)."""
+    from astreduce.reduce.file_rounds import FileRounds
+    from astreduce.search.strategies import Plan
+    from astreduce.transforms import load_transforms
+
+    tree = {"main.py": "import calc\ncalc.check()\n", "calc.py": "def check():\n    raise ValueError\n", "util.py": "X = 1\n"}
+    rounds = FileRounds(Plan.of(load_transforms(), last_passes="never"))
+    rounds.inherit("main.py", {b"main": b"1"})
+    rounds.inherit("calc.py", {b"calc": b"2"})
+    util = rounds.run_of(tree, "util.py")  # a file with its own rounds, merged later
+    util.memory.stale[b"util"] = b"3"
+    rounds.merged("calc.py", "main.py")
+    rounds.merged("util.py", "main.py")
+    main = rounds.run_of(tree, "main.py")
+    assert main.memory.stale == {b"main": b"1", b"calc": b"2", b"util": b"3"}
+    assert not main.again  # parked in its first round, not tested alone again
+    assert rounds.run_of(tree, "calc.py").memory.stale == {}  # a module merged away takes nothing with it
+    # a file whose rounds ran before: a module merged into it changes its context, its next reduction retests
+    main.settled = True
+    rounds.merged("other.py", "main.py")
+    assert rounds.run_of(tree, "main.py").again
+
+
 def test_a_tree_s_progress_line_shows_files_left_and_tests_per_second(tmp_path: Path) -> None:
     """Progress that shows a tree's reduction (issue 46): files left of the input's, tests per second, the pass
     (the coverage groups among them) on each line, when standard error is no terminal."""

@@ -42,6 +42,9 @@ class FileRounds:
         """The context (:func:`context`) in which each file's rounds last reached their fixpoint."""
         self._learnt: dict[str, tuple[bytes, Learnt]] = {}
         """Each file's outcomes, with the digest of the rest of the tree they hold for."""
+        self._inherited: dict[str, dict[bytes, bytes]] = {}
+        """Per file, the single edits that failed alone before its first round (in the sweeps, and in the modules
+        merged into it: a change key holds only the lines around the edit, so a merge keeps it)."""
 
     @staticmethod
     def context(tree: Mapping[str, str], path: str) -> bytes:
@@ -56,11 +59,29 @@ class FileRounds:
         """``path``'s run of ``auto``: resumed, or begun again once its context changed (then its first round
         tests every deletion alone again and parks its other stale edits); its names are counted in the
         related files too."""
-        run = self._runs[path] = self._runs.get(path) or StrategyRun(self.plan)
-        if run.settled:  # a reduction begins (else the last one resumes)
+        run = self._runs.get(path)
+        if run is None:  # its first round parks what failed alone before it (tested once, together), as a round does
+            run = self._runs[path] = StrategyRun(self.plan)
+            run.memory.stale.update(self._inherited.pop(path, {}))
+        elif run.settled:  # a reduction begins (else the last one resumes)
             run.again = run.memory.stale != {}
         run.memory.outside = name_counts("\n".join(tree[p] for p in related(tree, path)))
         return run
+
+    def inherit(self, path: str, stale: Mapping[bytes, bytes]) -> None:
+        """Single edits of ``path`` that failed alone outside its rounds (a sweep's): its first round parks them."""
+        self._inherited.setdefault(path, {}).update(stale)
+
+    def merged(self, module: str, importer: str) -> None:
+        """``module`` was merged into ``importer``: what failed alone in it is the importer's to park."""
+        moved = self._inherited.pop(module, {})
+        run = self._runs.pop(module, None)
+        moved.update(run.memory.stale if run is not None else {})
+        target = self._runs.get(importer)
+        if target is not None:
+            target.memory.stale.update(moved)
+        else:
+            self.inherit(importer, moved)
 
     def visited(self, tree: Mapping[str, str], path: str) -> None:
         """``path`` was reduced in ``tree``'s round: remember its context if its rounds reached their fixpoint."""
