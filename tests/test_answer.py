@@ -351,3 +351,43 @@ def test_a_pytest_bug_report_runs_pytest_in_the_reduced_project(tmp_path: Path) 
     assert raised["origin_file"] == "tests/test_geometry.py" and raised["function"] == "TestPolygonArea.test_square_away_from_the_origin"
     for path, entries in report["origins"].items():
         assert len(entries) == len((tmp_path / "out" / path).read_text().splitlines()), path
+
+
+# --- the result verified in the form it is written ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reproducing", [
+    {"b", "B", "B#", "b#"}, {"b", "B", "b#"}, {"b", "b#"}, {"b", "B#", "b#"}, {"b"}, {"B", "B#"}, set(),
+])
+@pytest.mark.parametrize("steps", ["format", "annotate", "both", "neither"])
+def test_the_result_is_run_once_in_the_form_it_is_written_and_each_step_alone_only_when_that_fails(
+    reproducing: set[str], steps: str,
+) -> None:
+    """``b`` the result, ``B`` formatted, ``#`` annotated: the forms that reproduce. The written form must be one
+    that was run and reproduced (or ``b`` unverified), and the most finished of them."""
+    from astreduce.reduce.single import verify_and_format
+
+    runs: list[str] = []
+
+    def reproduces(text: str) -> bool:
+        runs.append(text)
+        return text in reproducing
+
+    pretty = (lambda text: text.upper()) if steps in ("format", "both") else None
+    annotate = (lambda text: text + "#") if steps in ("annotate", "both") else None
+    written, verified, formatted, notes = verify_and_format("b", reproduces, pretty, annotate)
+    finished = ("B" if pretty else "b") + ("#" if annotate else "")
+    if finished in reproducing:
+        assert (written, verified, runs) == (finished, True, [finished])  # one run: the form written
+    elif "b" not in reproducing:
+        assert (written, verified, formatted) == ("b", False, False) and notes[-1].startswith("the final result did not")
+    else:
+        candidates = [f for f in ("b", "B", "b#", "B#") if f in reproducing and (pretty or "B" not in f) and (annotate or "#" not in f)]
+        assert verified and written in runs and written in candidates
+        assert formatted == written.startswith("B")
+        assert len(runs) == len(set(runs)), runs  # no form is run twice
+        if pretty and "B" in reproducing:
+            assert formatted  # black kept when it reproduces alone
+        if annotate and written.endswith("#") is False:
+            assert any("origins as comments" in note for note in notes)
+    assert verified == (written in reproducing)

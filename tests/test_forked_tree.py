@@ -259,7 +259,9 @@ def test_a_tests_cpu_budget_follows_the_cpu_of_the_runs_that_reproduce_not_their
         oracle.calibrate(waits)
         assert oracle._forked is not None
         verdict = oracle.judge(waits)
-        assert verdict.outcome is Outcome.FAIL and verdict.run.seconds >= 0.3
+        # its seconds are timed from the moment it was handed over, which a child started ahead may follow by a
+        # few milliseconds of its sleep: what counts is that they are the sleep's, not its CPU
+        assert verdict.outcome is Outcome.FAIL and verdict.run.seconds >= 0.25
         assert verdict.run.cpu is not None and verdict.run.cpu < 0.1
         budget = oracle._cpu_budget()
         assert budget is not None and budget < 10 * 0.1

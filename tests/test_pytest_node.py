@@ -62,7 +62,8 @@ def unmet(name: str) -> list[str]:
 SLOW_CASES = {"heavy_import", "conftest_fixture", "shop_hypothesis", "dateutil_981"}
 RUNNABLE = [
     pytest.param(name, marks=pytest.mark.skip(reason=f"needs {', '.join(unmet(name))}")) if unmet(name)
-    else pytest.param(name, marks=pytest.mark.slow) if name in SLOW_CASES else name
+    else pytest.param(name, marks=[pytest.mark.slow, *[pytest.mark.plugins] * (name == "shop_hypothesis")]) if name in SLOW_CASES
+    else name
     for name in CASES
 ]
 ASTREDUCE = [sys.executable, "-m", "astreduce"]

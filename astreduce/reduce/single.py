@@ -46,7 +46,7 @@ from astreduce.search.session import (
 from astreduce.search.schedule import after_rounds, ordered
 from astreduce.search.strategies import STRATEGIES, Plan, run_strategy
 from astreduce.source.foreign import ForeignParser
-from astreduce.source.origins import Lineage, Origin
+from astreduce.source.origins import Lineage
 from astreduce.source.syntax import check_parses, parse_foreign, parses_here, syntax_interpreter
 from astreduce.source.tree import Tree, parse_or_none
 from astreduce.transforms import TextTransform, Transform, load_transforms
@@ -571,10 +571,12 @@ def _finish(
         formatted = format_with_black(text, newline=newline)
         return formatted if formatted is None or keeps_lines(formatted, session.protected) else None  # black may rewrite a kept line
 
-    best, verified, formatted, notes = verify_and_format(best, reproduces, pretty if format else None)
-    if annotate and verified:
-        best, note = annotate_verified(best, lineage.trace({name: best})[name].origins, reproduces)
-        notes += [note] if note else []
+    def origins(text: str) -> str:
+        return annotated(text, lineage.trace({name: text})[name].origins)
+
+    best, verified, formatted, notes = verify_and_format(
+        best, reproduces, pretty if format else None, origins if annotate else None,
+    )
     original_place = place if place is not None else place_of(oracle.traits.raised_at, Lineage({name: session.text}), {name: session.text})
     provenance = Provenance.of(
         lineage, {name: best}, original_place, failed[0].raised_at if failed else None, same_place=place is not None
@@ -608,35 +610,47 @@ def _finish(
     )
 
 
-def annotate_verified(text: str, origins: Sequence[Origin | None], reproduces: Callable[[str], bool]) -> tuple[str, str]:
-    """``text`` with its lines' origins as comments (:func:`~astreduce.reduce.provenance.annotated`) when that still
-    reproduces, else ``text`` itself and a note saying why."""
-    marked = annotated(text, origins)
-    if marked == text or reproduces(marked):
-        return marked, ""
-    return text, "the result with its origins as comments no longer reproduces (the program reads its own source?); written without them"
+ANNOTATION_NOTE = "the result with its origins as comments no longer reproduces (the program reads its own source?); written without them"
+FORMAT_NOTE = "black's formatting of the result no longer reproduces; kept it unformatted"
+FLAKY_NOTE = "the final result did not reproduce when run again: the oracle may be flaky"
 
 
 def verify_and_format(
-    best: C, reproduces: Callable[[C], bool], pretty: Callable[[C], C | None] | None
+    best: C, reproduces: Callable[[C], bool], pretty: Callable[[C], C | None] | None,
+    annotate: Callable[[C], C] | None = None,
 ) -> tuple[C, bool, bool, list[str]]:
-    """Re-run ``best`` for real; when it reproduces, take its ``pretty`` form if that reproduces too.
+    """Re-run the result for real, in the form it is written: ``best``, formatted by ``pretty`` and with its lines'
+    origins as comments by ``annotate`` (each optional).
+
+    The whole form is run first: it reproduces almost always, and then one run
+    verifies it (a plain pytest run costs seconds). Only when it does not is each
+    step run alone, to keep what still reproduces and say what did not.
 
     Returns ``(best, verified, formatted, notes)``, the notes saying what the user should know.
     """
-    verified = reproduces(best)
+    shaped = pretty(best) if pretty is not None else None
+    shaped = shaped if shaped is not None and shaped != best else None
+    whole = annotate(shaped if shaped is not None else best) if annotate is not None else shaped
+    whole = whole if whole is not None and whole != best else None
+    if whole is not None and reproduces(whole):
+        return whole, True, shaped is not None, []
+    if not reproduces(best):
+        return best, False, False, [FLAKY_NOTE]
     notes: list[str] = []
     formatted = False
-    if pretty is not None and verified:
-        candidate = pretty(best)
-        if candidate is not None and candidate != best:
-            if reproduces(candidate):
-                best, formatted = candidate, True
+    if shaped is not None:
+        if shaped != whole and reproduces(shaped):
+            best, formatted = shaped, True
+        else:
+            notes.append(FORMAT_NOTE)
+    if annotate is not None:
+        marked = annotate(best)
+        if marked != best:
+            if marked != whole and reproduces(marked):
+                best = marked
             else:
-                notes.append("black's formatting of the result no longer reproduces; kept it unformatted")
-    if not verified:
-        notes.append("the final result did not reproduce when run again: the oracle may be flaky")
-    return best, verified, formatted, notes
+                notes.append(ANNOTATION_NOTE)
+    return best, True, formatted, notes
 
 
 def format_with_black(text: str, newline: str | None = None) -> str | None:

@@ -504,20 +504,15 @@ class TreeReducer:
                 failed[:] = [verdict]
             return verdict.outcome is Outcome.FAIL
 
+        def origins(tree: dict[str, str]) -> dict[str, str]:
+            traced = self.lineage.trace(tree)
+            return {p: annotated(t, traced[p].origins) if is_python(p, t) and p not in self.fixed else t for p, t in tree.items()}
+
         best, verified, formatted, said = verify_and_format(
             self.saved, reproduces, pretty if format and not interrupted else None,
+            origins if self.annotate and not interrupted else None,
         )
         notes = [*notes, *said]
-        if self.annotate and verified and not interrupted:
-            traced = self.lineage.trace(best)
-            marked = {
-                p: annotated(t, traced[p].origins) if is_python(p, t) and p not in self.fixed else t for p, t in best.items()
-            }
-            if marked != best:
-                if reproduces(marked):
-                    best = marked
-                else:
-                    notes.append("the result with its origins as comments no longer reproduces; written without them")
         original_place = self.place if self.place is not None else place_of(
             self.oracle.traits.raised_at, Lineage(self.original), self.original
         )
