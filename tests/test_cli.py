@@ -188,6 +188,12 @@ def test_report_has_the_design_fields(reduction: Reduction) -> None:
     assert sum(p["tests"] for p in passes) <= report["tests"]  # type: ignore[operator]
     assert passes[0]["tokens_before"] == report["input"]["tokens"]  # type: ignore[index]
     assert passes[-1]["tokens_after"] >= report["output"]["tokens"]  # type: ignore[index]  # black may still shrink it
+    # how the tests ended: they add up, every improvement was a FAIL read, and deleting code breaks the program often
+    outcomes = report["outcomes"]
+    assert isinstance(outcomes, dict) and set(outcomes) == {"FAIL", "PASS", "UNRESOLVED"}
+    assert sum(outcomes.values()) == report["tests"] and min(outcomes.values()) >= 0
+    assert outcomes["FAIL"] >= len(report["history"]) - 1 > 0  # type: ignore[arg-type]
+    assert outcomes["UNRESOLVED"] > outcomes["FAIL"]
 
 
 def test_output_option_and_console_script(tmp_path: Path) -> None:

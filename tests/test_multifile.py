@@ -231,6 +231,7 @@ def test_unneeded_files_go_and_a_module_is_merged_into_its_importer(shop_run: tu
     by_path = {f["path"]: f for f in report["files"]}
     assert by_path["main.py"]["input"]["tokens"] == 19 and by_path["shop/unused.py"]["output"] is None
     assert report["tests"] > 0 and report["seconds"] > 0 and report["passes"]
+    assert sum(report["outcomes"].values()) == report["tests"] and report["outcomes"]["FAIL"] >= len(report["merges"])
 
 
 def test_each_file_is_renamed_once_after_every_other_pass(tmp_path: Path) -> None:

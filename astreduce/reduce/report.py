@@ -17,7 +17,7 @@ from astreduce.run import confine
 from astreduce.oracles.options import OracleOptions
 from astreduce.reduce.provenance import Provenance
 from astreduce.reduce.single import Result
-from astreduce.search.session import PassStats
+from astreduce.search.session import PassStats, SearchFigures
 from astreduce.version import VERSION
 
 EXIT_OK = 0
@@ -60,6 +60,17 @@ def _size(path: str | None, size: Size, nodes: int | None) -> dict[str, Any]:
     return {"path": path, "bytes": size.bytes, "lines": size.lines, "tokens": size.tokens, "ast_nodes": nodes}
 
 
+def outcomes_report(figures: SearchFigures) -> dict[str, int]:
+    """How the search's tests ended: FAIL (the original's failure: kept or not), PASS, UNRESOLVED (the candidate
+    broke the program, or its test's import or collection, or failed another way). Cache hits and candidates
+    answered without a test are not tests."""
+    return {
+        "FAIL": figures.failing_tests,
+        "PASS": figures.tests - figures.failing_tests - figures.unresolved_tests,
+        "UNRESOLVED": figures.unresolved_tests,
+    }
+
+
 def passes_report(passes: Iterable[PassStats]) -> list[dict[str, Any]]:
     """Each pass's figures, as every report (single file or tree) lists them."""
     return [
@@ -93,6 +104,7 @@ def report_dict(result: Result, input_path: str | None, output_path: str | None)
         "resumed": result.resumed,
         "speculative": result.speculative,
         "syntax_rejections": result.syntax_rejections,
+        "outcomes": outcomes_report(result),
         "workers": result.workers,
         "budget_ended": result.budget_ended,
         "target": result.target,

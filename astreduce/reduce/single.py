@@ -603,6 +603,8 @@ def _finish(
         resumed=session.resumed,
         speculative=session.speculative,
         syntax_rejections=session.syntax_rejections,
+        failing_tests=session.failing_tests,
+        unresolved_tests=session.unresolved_tests,
         budget_ended=ending.budget_ended,
         target=ending.target,
         workers=ending.workers,

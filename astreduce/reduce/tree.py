@@ -154,7 +154,10 @@ class TreeReducer:
         """The idle statements that could not go alone: when coverage is measured again, those still idle are tried
         together at the end of their file's group, not one by one again."""
         self.current: Session | None = None
-        self.totals = {"tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0}
+        self.totals = {
+            "tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0, "failing_tests": 0,
+            "unresolved_tests": 0,
+        }
         self.passes: list[PassStats] = []
         self.history: list[tuple[int, int]] = [(0, self.best_size.tokens)]
         self.merges: list[tuple[str, str]] = []
@@ -541,6 +544,8 @@ class TreeReducer:
             notes=notes,
             speculative=int(self._count("speculative")),
             syntax_rejections=int(self._count("syntax_rejections")),
+            failing_tests=int(self._count("failing_tests")),
+            unresolved_tests=int(self._count("unresolved_tests")),
             resumed=self.store.hits if self.store is not None else 0,
             budget_ended=budget_ended,
             target=target,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from astreduce.reduce.provenance import Provenance
-from astreduce.reduce.report import passes_report, provenance_report
+from astreduce.reduce.report import outcomes_report, passes_report, provenance_report
 from astreduce.search.session import SearchFigures
 from astreduce.source.measure import Measure, Size, ast_nodes, measure
 
@@ -162,6 +162,7 @@ class TreeResult(SearchFigures):
             "notes": self.notes,
             "speculative": self.speculative,
             "syntax_rejections": self.syntax_rejections,
+        "outcomes": outcomes_report(self),
             "resumed": self.resumed,
             "budget_ended": self.budget_ended,
             "target": self.target,

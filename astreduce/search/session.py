@@ -80,6 +80,11 @@ class SearchFigures:
     """Candidates started ahead (``-j``) and cancelled because an earlier one decided."""
     syntax_rejections: int = 0
     """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
+    failing_tests: int = 0
+    """Tests whose candidate FAILed as the original does (interesting), of :attr:`tests`."""
+    unresolved_tests: int = 0
+    """Tests whose candidate ended otherwise than the original and than a pass (UNRESOLVED: it broke the
+    program, its import, its test's collection, or failed another way), of :attr:`tests`."""
     budget_ended: bool = False
     """The search stopped because ``--max-tests`` or ``--max-time`` was spent (the result is still verified)."""
     target: str = ""
@@ -264,6 +269,10 @@ class Session:
     """Outcomes read in the search's order that :attr:`store` answered: tests an earlier run made (not cache hits)."""
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
+    failing_tests: int = 0
+    """Tests read whose candidate FAILed (of :attr:`tests`)."""
+    unresolved_tests: int = 0
+    """Tests read whose candidate was UNRESOLVED (of :attr:`tests`)."""
     _parse_check: Callable[[str], object] | None = field(default=None, init=False, repr=False)
     """Within :meth:`parsing_candidates_only`, the check a candidate must pass before it is tested (None with
     :attr:`prepare`: the oracle's own compile)."""
@@ -446,6 +455,8 @@ class Session:
         if kind is not None:
             self._by_kind[kind] = outcome
         self.tests += 1
+        self.failing_tests += outcome is Outcome.FAIL
+        self.unresolved_tests += outcome is Outcome.UNRESOLVED
         if self.budget is not None:
             self.budget.count()
         if self.on_test is not None and verdict is not None:
