@@ -196,6 +196,22 @@ def test_report_has_the_design_fields(reduction: Reduction) -> None:
     assert outcomes["UNRESOLVED"] > outcomes["FAIL"]
 
 
+def test_the_pass_yields_bench_adds_up_a_report_s_passes_by_kind(reduction: Reduction) -> None:
+    bench = Path(__file__).resolve().parent.parent / "bench" / "pass_yields.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), str(reduction.folder / "r.json"), "--top", "1000"], capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith("  outcomes: FAIL ")
+    rows = [line.split() for line in lines[3:]]
+    passes = reduction.report["passes"]
+    assert isinstance(passes, list)
+    assert sum(int(row[-5]) for row in rows) == sum(p["tests"] for p in passes)  # every pass in one kind
+    assert sum(int(row[-2]) for row in rows) == passes[0]["tokens_before"] - passes[-1]["tokens_after"]
+    assert not any(".py:" in line or "level 0" in line for line in lines[3:])  # kinds, not files or levels
+
+
 def test_output_option_and_console_script(tmp_path: Path) -> None:
     write(tmp_path, "markup.py", MARKUP)
     script = Path(sys.executable).with_name("astreduce")
