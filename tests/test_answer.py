@@ -365,7 +365,7 @@ def test_the_result_is_run_once_in_the_form_it_is_written_and_each_step_alone_on
 ) -> None:
     """``b`` the result, ``B`` formatted, ``#`` annotated: the forms that reproduce. The written form must be one
     that was run and reproduced (or ``b`` unverified), and the most finished of them."""
-    from astreduce.reduce.single import verify_and_format
+    from astreduce.reduce.verify import verify_and_format
 
     runs: list[str] = []
 

@@ -60,9 +60,7 @@ from astreduce.reduce.merge import merge, mergeable
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
 from astreduce.run.trace import TreeTracer
-from astreduce.reduce.single import (
-    Planning, ReduceConfig, budget_spent, configure_tracing, format_with_black, stopped_if_interrupted, verify_and_format,
-)
+from astreduce.reduce.single import Planning, ReduceConfig, budget_spent, configure_tracing, stopped_if_interrupted
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.reduce.unexecuted import (
     Executed, TracedRun, idle_files, idle_statements, measure_executed, needed_statements, original_coverage, read_data, stale, traced,
@@ -73,6 +71,7 @@ from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, StrategyRun, run_strategy
 from astreduce.search.unit_passes import lines_of, unit_pass
 from astreduce.reduce.sweeps import ACROSS_FILES, narrowed, sweep_plans
+from astreduce.reduce.verify import format_with_black, verify_and_format
 from astreduce.reduce.file_rounds import FileRounds, tree_digest
 from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
 from astreduce.oracles import Oracle, Verdict
