@@ -162,7 +162,7 @@ class TreeResult(SearchFigures):
             "notes": self.notes,
             "speculative": self.speculative,
             "syntax_rejections": self.syntax_rejections,
-        "outcomes": outcomes_report(self),
+            "outcomes": outcomes_report(self),
             "resumed": self.resumed,
             "budget_ended": self.budget_ended,
             "target": self.target,
