@@ -31,6 +31,7 @@ def _projects_run_without_autoloaded_plugins(request: pytest.FixtureRequest, mon
     if request.node.get_closest_marker("plugins") is None:
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
+
 #: Seconds the local cluster may take to start (a loaded CI machine starts a worker in about 5 s).
 CLUSTER_START = 90.0
 
