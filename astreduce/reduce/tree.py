@@ -66,7 +66,7 @@ from astreduce.reduce.unexecuted import (
     Executed, TracedRun, idle_files, idle_statements, measure_executed, needed_statements, original_coverage, read_data, stale, traced,
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
-from astreduce.search.session import Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
+from astreduce.search.session import COUNTERS, Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
 from astreduce.search.strategies import Plan, StrategyRun, run_strategy
 from astreduce.search.unit_passes import lines_of, unit_pass
@@ -153,10 +153,7 @@ class TreeReducer:
         """The idle statements that could not go alone: when coverage is measured again, those still idle are tried
         together at the end of their file's group, not one by one again."""
         self.current: Session | None = None
-        self.totals = {
-            "tests": 0, "cache_hits": 0, "oracle_seconds": 0.0, "speculative": 0, "syntax_rejections": 0, "failing_tests": 0,
-            "unresolved_tests": 0,
-        }
+        self.totals: dict[str, float] = dict.fromkeys(COUNTERS, 0)
         self.passes: list[PassStats] = []
         self.history: list[tuple[int, int]] = [(0, self.best_size.tokens)]
         self.merges: list[tuple[str, str]] = []

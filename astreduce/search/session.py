@@ -60,6 +60,10 @@ class PassStats:
     tokens_after: int = 0
 
 
+#: The counters a :class:`Session` keeps that a reduction of many sessions (a tree's, one per file visit) adds up.
+COUNTERS = ("tests", "cache_hits", "oracle_seconds", "speculative", "syntax_rejections", "failing_tests", "unresolved_tests")
+
+
 @dataclass(kw_only=True)
 class SearchFigures:
     """The figures every reduction reports, of a file or of a tree (the result's own fields come first)."""
