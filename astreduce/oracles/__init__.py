@@ -134,6 +134,10 @@ class Traits:
     """Whether :meth:`Oracle.start` returns before the verdict, so that ``-j`` runs tests at once."""
     target: str = ""
     """What makes a candidate interesting, in words (the run's first line, the report); '' when not said."""
+    exception: str = ""
+    """The exception type a candidate must raise to be interesting, as its run names it; '' when the oracle judges
+    something else (a command's signature, a script's verdict): a job may answer a candidate sure to raise
+    another one without a test."""
     one_file: tuple[str, Oracle[str]] | None = None
     """For a tree of one file judged by that file's text: the file's name and the oracle of its text."""
     raised_at: tuple[str, int] | None = None

@@ -119,7 +119,7 @@ class ExecOracle:
         target = self.target
         alone = self._compiles_alone(target)
         return Traits(
-            python=self.python_path, target=target.describe() if target is not None else "",
+            python=self.python_path, target=target.describe() if target is not None else "", exception=target.exception if target is not None else "",
             tracer=tracer_under(self.python_path, append=self.append, search_path=self.search_path, limits=self.limits),
             prepares=alone, raised_at=self._raised_at,
         )

@@ -209,7 +209,11 @@ class DirectoryOracle:
         by a tracer of one text."""
         if self.command is not None:
             return self.command.traits.passed_on(raised_at=self.raised_at)
-        return Traits(python=self.python, target=self.target.describe() if self.target is not None else "", raised_at=self.raised_at)
+        target = self.target
+        return Traits(
+            python=self.python, target=target.describe() if target is not None else "", exception=target.exception if target is not None else "",
+            raised_at=self.raised_at,
+        )
 
     def start(self, tree: Mapping[str, str]) -> Pending:
         timeout = self.command.wait_limit if self.command is not None else self.timeout

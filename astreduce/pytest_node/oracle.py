@@ -186,7 +186,8 @@ class PytestOracle:
     def traits(self) -> Traits:
         """pytest runs the project as Python under its interpreter; values are not traced in a project."""
         return Traits(
-            python=self.project.python, target=self.describe_target() if self.target is not None else "", raised_at=self.raised_at
+            python=self.project.python, target=self.describe_target() if self.target is not None else "",
+            exception=self.target.exception if self.target is not None else "", raised_at=self.raised_at,
         )
 
     def describe_target(self) -> str:

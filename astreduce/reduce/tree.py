@@ -56,6 +56,7 @@ from typing import Any
 from astreduce.errors import NotReproducibleError, ReductionStopped, UsageError
 from astreduce.source.imports import ImportGraph, modules_of, references
 from astreduce.source.measure import Size
+from astreduce.source.unbound import RunReads, Unbinding, sure_to_differ
 from astreduce.reduce.merge import merge, mergeable
 from astreduce.oracles.options import REDUCING, OracleOptions, blame_confinement
 from astreduce.outcome import Outcome
@@ -63,7 +64,8 @@ from astreduce.run.trace import TreeTracer
 from astreduce.reduce.single import Planning, ReduceConfig, budget_spent, configure_tracing, stopped_if_interrupted
 from astreduce.reduce.tree_result import TreeResult, TreeSizes, is_python
 from astreduce.reduce.unexecuted import (
-    Executed, TracedRun, idle_files, idle_statements, measure_executed, needed_statements, original_coverage, read_data, stale, traced,
+    Executed, TracedRun, executed_reads_by_file, idle_files, idle_statements, measure_executed, needed_statements, original_coverage, read_data,
+    stale, still_asked, traced,
 )
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import COUNTERS, Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
@@ -104,8 +106,12 @@ class TreeReducer:
         """What the original's run executed, when measured: its idle files and statements go first (:meth:`run`)."""
         self.trace = trace
         """How coverage is measured again on the best tree when it is stale (:func:`~astreduce.reduce.unexecuted.stale`)."""
-        self.needed = needed_statements(original, executed) if executed is not None and executed.known else {}
+        known = executed is not None and executed.known
+        self.needed = needed_statements(original, executed) if known else {}
         """Per file, the top-level statements the sweeps do not propose: the last measured run reads what they bind."""
+        self.reads = executed_reads_by_file(original, executed) if known and sure_to_differ(oracle.traits.exception) else {}
+        """Per file, the names each scope read on a line the last measured run executed (empty when a run that reads
+        an unbound name might fail as the original does): a candidate that unbinds one is UNRESOLVED untested."""
         self.measured: dict[str, str] = dict(original)
         """The tree coverage was last measured on, less what its groups then cut: code that never ran takes
         nothing from what runs, so only what the later passes take can make the coverage stale."""
@@ -352,6 +358,7 @@ class TreeReducer:
         if again.known:
             self.executed = again
             self.needed = needed_statements(self.best, again)
+            self.reads = executed_reads_by_file(self.best, again) if self.reads else {}
             self._cut_idle_files(again)  # in one group, then each file's idle statements in one
             self._cut_idle_statements(again)
         return True
@@ -379,6 +386,8 @@ class TreeReducer:
             self.accept(candidate)
             self.merges.append((path, importer))
             self.rounds.merged(path, importer)
+            if path in self.reads:  # its scopes are the importer's now (a merge renames only what clashes)
+                self.reads[importer] = self.reads.get(importer, RunReads(frozenset())) | self.reads.pop(path)
             merged = True
         self._end(stats)
         return merged
@@ -428,6 +437,7 @@ class TreeReducer:
             text, adapter.judge, on_improve=lambda t: self._offer({**base, path: t}),
             on_progress=self._progress_of(path), start=adapter.start, jobs=self.jobs, store=scope,
             budget=self.budget, protected=protected_lines(text, self.keep), stop=self.stop, learnt=self.rounds.learnt(path, elsewhere),
+            breaks_run=Unbinding(still_asked(base, path, self.reads[path])) if python and path in self.reads else None,
         )
         rest = self.best_size.tokens - self.sizes.file(text).tokens
         self.current = session
@@ -540,6 +550,7 @@ class TreeReducer:
             notes=notes,
             speculative=int(self._count("speculative")),
             syntax_rejections=int(self._count("syntax_rejections")),
+            unbound_rejections=int(self._count("unbound_rejections")),
             failing_tests=int(self._count("failing_tests")),
             unresolved_tests=int(self._count("unresolved_tests")),
             resumed=self.store.hits if self.store is not None else 0,

@@ -162,6 +162,7 @@ class TreeResult(SearchFigures):
             "notes": self.notes,
             "speculative": self.speculative,
             "syntax_rejections": self.syntax_rejections,
+            "unbound_rejections": self.unbound_rejections,
             "outcomes": outcomes_report(self),
             "resumed": self.resumed,
             "budget_ended": self.budget_ended,

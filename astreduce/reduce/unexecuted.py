@@ -27,6 +27,7 @@ as without it.
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 import tempfile
 from collections import Counter
@@ -39,6 +40,7 @@ from astreduce.files import FileTree
 from astreduce.source.imports import absolute, module_name, parse_module
 from astreduce.source.scope import is_dunder, member_names
 from astreduce.source.spans import Positions
+from astreduce.source.unbound import RunReads, executed_reads
 from astreduce.oracles.tree import DirectoryOracle, TreeOracle
 from astreduce.run.coverage import TRACER_NAME, python_file, python_path_here, read_runs, tracer_text
 
@@ -277,14 +279,8 @@ def needed_statements(tree: Mapping[str, str], executed: Executed) -> dict[str, 
     without; of the 97 others whose body ran, 7 of 40 did. The first sweeps of statement deletion skip them
     (:mod:`astreduce.reduce.sweeps`)."""
     assert executed.lines is not None
-    parsed = {path: module for path, text in tree.items() if module_name(path) is not None and (module := parse_module(text)) is not None}
-    imported: set[tuple[str, str]] = set()  # (module, name) an executed ``from module import name`` asks for
-    for path, module in parsed.items():
-        ran = executed.lines.get(path, frozenset())
-        for node in ast.walk(module):
-            if isinstance(node, ast.ImportFrom) and node.lineno in ran:
-                base = absolute(node.level, node.module, path)
-                imported.update((base, alias.name) for alias in node.names if base is not None)
+    parsed = _parsed_modules(tree)
+    imported = _imported_by_name(parsed, executed.lines)
     methods = Counter(
         member.name for module in parsed.values() for node in ast.walk(module) if isinstance(node, ast.ClassDef)
         for member in node.body if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -312,6 +308,62 @@ def needed_statements(tree: Mapping[str, str], executed: Executed) -> dict[str, 
         if keys:
             needed[path] = frozenset(keys)
     return needed
+
+
+def executed_reads_by_file(tree: Mapping[str, str], executed: Executed) -> dict[str, RunReads]:
+    """Per Python file of ``tree`` (the tree coverage was measured on), what the run read of it: the names each scope
+    read on an executed line (:func:`~astreduce.source.unbound.executed_reads`), and those an executed ``from
+    module import name`` of another file asked of it; a candidate that unbinds one breaks the run."""
+    assert executed.lines is not None
+    parsed = _parsed_modules(tree)
+    imported = _imported_by_name(parsed, executed.lines)
+    found = {}
+    for path in parsed:
+        reads = executed_reads(tree[path], executed.lines.get(path, frozenset()))
+        asked = frozenset(n for m, n in imported if m == module_name(path))
+        if reads or asked:
+            found[path] = RunReads(reads, asked)
+    return found
+
+
+def still_asked(tree: Mapping[str, str], path: str, run: RunReads) -> RunReads:
+    """``run`` with only the names that a module-level ``from module import name`` of another file of ``tree`` (the
+    best tree now) still asks of ``path``: a file the run imported may since have lost that import."""
+    name = module_name(path)
+    asked = {n for other, text in tree.items() if other != path for m, n in _module_level_imports(other, text) if m == name}
+    return RunReads(run.reads, run.imported & frozenset(asked))
+
+
+@functools.lru_cache(maxsize=256)
+def _module_level_imports(path: str, text: str) -> frozenset[tuple[str, str]]:
+    """(module, name) that the module-level ``from module import name`` statements of ``text`` ask for (those of a
+    module-level ``try`` too), once per text."""
+    module = parse_module(text) if module_name(path) is not None else None
+    if module is None:
+        return frozenset()
+    found = set()
+    for statement in module.body:
+        for node in [statement, *(statement.body if isinstance(statement, ast.Try) else [])]:
+            if isinstance(node, ast.ImportFrom) and (base := absolute(node.level, node.module, path)) is not None:
+                found.update((base, alias.name) for alias in node.names)
+    return frozenset(found)
+
+
+def _parsed_modules(tree: Mapping[str, str]) -> dict[str, ast.Module]:
+    """The Python modules of ``tree`` that parse, by path."""
+    return {path: module for path, text in tree.items() if module_name(path) is not None and (module := parse_module(text)) is not None}
+
+
+def _imported_by_name(parsed: Mapping[str, ast.Module], lines: Mapping[str, frozenset[int]]) -> set[tuple[str, str]]:
+    """(module, name) that an executed ``from module import name`` asks for."""
+    imported: set[tuple[str, str]] = set()
+    for path, module in parsed.items():
+        ran = lines.get(path, frozenset())
+        for node in ast.walk(module):
+            if isinstance(node, ast.ImportFrom) and node.lineno in ran:
+                base = absolute(node.level, node.module, path)
+                imported.update((base, alias.name) for alias in node.names if base is not None)
+    return imported
 
 
 def _bound_names(statement: ast.stmt) -> set[str]:

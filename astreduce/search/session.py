@@ -61,7 +61,7 @@ class PassStats:
 
 
 #: The counters a :class:`Session` keeps that a reduction of many sessions (a tree's, one per file visit) adds up.
-COUNTERS = ("tests", "cache_hits", "oracle_seconds", "speculative", "syntax_rejections", "failing_tests", "unresolved_tests")
+COUNTERS = ("tests", "cache_hits", "oracle_seconds", "speculative", "syntax_rejections", "unbound_rejections", "failing_tests", "unresolved_tests")
 
 
 @dataclass(kw_only=True)
@@ -84,6 +84,9 @@ class SearchFigures:
     """Candidates started ahead (``-j``) and cancelled because an earlier one decided."""
     syntax_rejections: int = 0
     """Token-pass candidates answered UNRESOLVED without a test because they do not parse."""
+    unbound_rejections: int = 0
+    """Candidates answered UNRESOLVED without a test because they unbind a name a line the run executed reads
+    (a tree's reduction with coverage, :mod:`astreduce.source.unbound`)."""
     failing_tests: int = 0
     """Tests whose candidate FAILed as the original does (interesting), of :attr:`tests`."""
     unresolved_tests: int = 0
@@ -273,6 +276,10 @@ class Session:
     """Outcomes read in the search's order that :attr:`store` answered: tests an earlier run made (not cache hits)."""
     syntax_rejections: int = 0
     """Candidates answered UNRESOLVED without a test because they do not parse."""
+    breaks_run: Callable[[str, str], bool] | None = None
+    """(the best, a candidate) → whether the candidate surely breaks the run before its failure (it unbinds a
+    name the run reads): then it is UNRESOLVED without a test, counted in :attr:`unbound_rejections`."""
+    unbound_rejections: int = 0
     failing_tests: int = 0
     """Tests read whose candidate FAILed (of :attr:`tests`)."""
     unresolved_tests: int = 0
@@ -311,6 +318,8 @@ class Session:
         """:attr:`alike` keys of candidates asked about and not yet tested."""
         self._by_kind: dict[bytes, Outcome] = learnt.alike
         """Outcomes by :attr:`alike` key (the original's included)."""
+        self._runs_on: set[bytes] = set()
+        """The last candidates :attr:`breaks_run` let through, by key."""
         self._prepared: dict[bytes, Prepared] = {}
         """The last candidates prepared, by key: the scheduler asks about a candidate more than once."""
         if self.alike and self.prepare is not None:
@@ -389,7 +398,7 @@ class Session:
 
     def admit(self, key: bytes, text: str) -> str | None:
         """``text`` as its test takes it (:class:`~astreduce.oracles.Prepared` by the oracle), or None when it is
-        UNRESOLVED without a test: it deletes a protected line, or it does not parse (within
+        UNRESOLVED without a test: it deletes a protected line, it breaks the run (:attr:`breaks_run`), or it does not parse (within
         :meth:`parsing_candidates_only`) or compile; cached and counted if so.
 
         Asked first of every candidate the cache does not know, so it is also
@@ -402,6 +411,14 @@ class Session:
             self._cache[key] = Outcome.UNRESOLVED  # it deletes or rewrites a protected line: never tested
             self.protected_rejections += 1
             return None
+        if self.breaks_run is not None and key not in self._runs_on:
+            if self.breaks_run(self.best, text):
+                self._cache[key] = Outcome.UNRESOLVED
+                self.unbound_rejections += 1
+                return None
+            if len(self._runs_on) >= _PREPARED_KEPT:
+                self._runs_on.clear()
+            self._runs_on.add(key)  # the scheduler asks about a candidate more than once
         if self._parse_check is not None and not self._parse_check(text):
             self._reject_syntax(key)
             return None
