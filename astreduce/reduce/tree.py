@@ -87,6 +87,8 @@ from astreduce.source.origins import Lineage
 MAX_ROUNDS = 100
 #: Bytes a binary file's text holds after decoding: a NUL, or bytes that are not UTF-8.
 _BINARY = re.compile("[\x00\udc80-\udcff]")
+#: The session counters a tree's result reports as counts, added up over its sessions.
+COUNTED = ("speculative", "syntax_rejections", "unbound_rejections", "failing_tests", "unresolved_tests")
 
 
 class TreeReducer:
@@ -110,8 +112,8 @@ class TreeReducer:
         self.needed = needed_statements(original, executed) if known else {}
         """Per file, the top-level statements the sweeps do not propose: the last measured run reads what they bind."""
         self.reads = executed_reads_by_file(original, executed) if known and sure_to_differ(oracle.traits.exception) else {}
-        """Per file, the names each scope read on a line the last measured run executed (empty when a run that reads
-        an unbound name might fail as the original does): a candidate that unbinds one is UNRESOLVED untested."""
+        """Per file, what the last measured run read of it (none when a ``NameError`` may be the target): a candidate that
+        unbinds one of its names is UNRESOLVED untested."""
         self.measured: dict[str, str] = dict(original)
         """The tree coverage was last measured on, less what its groups then cut: code that never ran takes
         nothing from what runs, so only what the later passes take can make the coverage stale."""
@@ -151,8 +153,7 @@ class TreeReducer:
         encoded = EncodedTree(oracle)
         self.trees = Session(
             encode_tree(original), encoded.judge, on_improve=self._improved, start=encoded.start, jobs=jobs,
-            on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None, budget=budget,
-            stop=stop,
+            on_progress=self._progress_of(None), store=store.scoped("trees") if store is not None else None, budget=budget, stop=stop,
         )
         self.memory = Memory()  # what the deletions of whole files remember from round to round (stale ones are parked)
         self.idle_memory = Memory()
@@ -548,11 +549,7 @@ class TreeReducer:
             formatted=formatted,
             interrupted=interrupted,
             notes=notes,
-            speculative=int(self._count("speculative")),
-            syntax_rejections=int(self._count("syntax_rejections")),
-            unbound_rejections=int(self._count("unbound_rejections")),
-            failing_tests=int(self._count("failing_tests")),
-            unresolved_tests=int(self._count("unresolved_tests")),
+            **{name: int(self._count(name)) for name in COUNTED},
             resumed=self.store.hits if self.store is not None else 0,
             budget_ended=budget_ended,
             target=target,

@@ -27,7 +27,6 @@ as without it.
 from __future__ import annotations
 
 import ast
-import functools
 import shutil
 import tempfile
 from collections import Counter
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from astreduce.files import FileTree
-from astreduce.source.imports import absolute, module_name, parse_module
+from astreduce.source.imports import absolute, module_name, names_imported_at_import, parse_module
 from astreduce.source.scope import is_dunder, member_names
 from astreduce.source.spans import Positions
 from astreduce.source.unbound import RunReads, executed_reads
@@ -327,26 +326,12 @@ def executed_reads_by_file(tree: Mapping[str, str], executed: Executed) -> dict[
 
 
 def still_asked(tree: Mapping[str, str], path: str, run: RunReads) -> RunReads:
-    """``run`` with only the names that a module-level ``from module import name`` of another file of ``tree`` (the
-    best tree now) still asks of ``path``: a file the run imported may since have lost that import."""
+    """``run`` with only the names that a ``from module import name`` another file of ``tree`` (the best tree now)
+    runs when imported still asks of ``path``: a file the run imported may since have lost that import."""
     name = module_name(path)
-    asked = {n for other, text in tree.items() if other != path for m, n in _module_level_imports(other, text) if m == name}
+    asked = {n for other, text in tree.items() if other != path and module_name(other) is not None
+             for m, n in names_imported_at_import(other, text) if m == name}
     return RunReads(run.reads, run.imported & frozenset(asked))
-
-
-@functools.lru_cache(maxsize=256)
-def _module_level_imports(path: str, text: str) -> frozenset[tuple[str, str]]:
-    """(module, name) that the module-level ``from module import name`` statements of ``text`` ask for (those of a
-    module-level ``try`` too), once per text."""
-    module = parse_module(text) if module_name(path) is not None else None
-    if module is None:
-        return frozenset()
-    found = set()
-    for statement in module.body:
-        for node in [statement, *(statement.body if isinstance(statement, ast.Try) else [])]:
-            if isinstance(node, ast.ImportFrom) and (base := absolute(node.level, node.module, path)) is not None:
-                found.update((base, alias.name) for alias in node.names)
-    return frozenset(found)
 
 
 def _parsed_modules(tree: Mapping[str, str]) -> dict[str, ast.Module]:

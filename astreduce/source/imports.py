@@ -172,6 +172,14 @@ def _run_at_import(text: str) -> tuple[ast.Import | ast.ImportFrom, ...]:
     return tuple(found)
 
 
+def names_imported_at_import(path: str, text: str) -> set[tuple[str, str]]:
+    """(module, name) that the ``from module import name`` statements the file ``path`` runs when imported ask for."""
+    return {
+        (base, alias.name) for node in _run_at_import(text) if isinstance(node, ast.ImportFrom)
+        and (base := absolute(node.level, node.module, path)) is not None for alias in node.names
+    }
+
+
 def held_modules(path: str, text: str, modules: Mapping[str, str]) -> set[str]:
     """The modules of the tree whose objects the file ``path`` holds once it is imported: those its imports run at
     import time name, and the top package each ``import a.b`` binds (an import in a function looks its module up
