@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from astreduce.reduce.unexecuted import still_asked
-from astreduce.source.unbound import RunReads, Unbinding, executed_reads, sure_to_differ, unbound_reads
+from astreduce.source.unbound import RunReads, Unbinding, executed_reads, names_of, sure_to_differ
 
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -43,8 +43,8 @@ UNBOUND_CASES = [
 
 @pytest.mark.parametrize(("text", "expected"), UNBOUND_CASES)
 def test_the_reads_nothing_binds_are_named_by_their_scope(text: str, expected: set[tuple[str, str]] | None) -> None:
-    found = unbound_reads(text)
-    assert found == (None if expected is None else frozenset(expected))
+    names = names_of(text)
+    assert (None if names is None else names.unbound) == (None if expected is None else frozenset(expected))
 
 
 SCOPED = '''import os, sys

@@ -101,14 +101,8 @@ def names_of(text: str) -> Names | None:
     return Names(bound, frozenset(found))
 
 
-def unbound_reads(text: str) -> frozenset[Read] | None:
-    """The reads of ``text`` that nothing binds (:func:`names_of`), None when they are not known."""
-    names = names_of(text)
-    return None if names is None else names.unbound
-
-
 def executed_reads(text: str, lines: Iterable[int]) -> frozenset[Read]:
-    """The reads of a name on the executed ``lines`` of ``text``, by scope (as :func:`unbound_reads` names them)."""
+    """The reads of a name on the executed ``lines`` of ``text``, by scope (as :func:`names_of` names them)."""
     try:
         module = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
@@ -270,4 +264,4 @@ def _reachable(scope: str, counts: Counter[str]) -> bool:
     return not scope or all(part in _ANONYMOUS or is_dunder(part) or counts[part] >= 2 for part in scope.split("."))
 
 
-__all__ = ["NAME_FAILURES", "Names", "Read", "RunReads", "Unbinding", "executed_reads", "names_of", "sure_to_differ", "unbound_reads"]
+__all__ = ["NAME_FAILURES", "Names", "Read", "RunReads", "Unbinding", "executed_reads", "names_of", "sure_to_differ"]
