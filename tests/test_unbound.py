@@ -10,6 +10,7 @@ candidates answered so, none when the target is a ``NameError``).
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import subprocess
@@ -37,6 +38,11 @@ UNBOUND_CASES = [
     ("def f():\n    def g():\n        return v\n    v = 1\n    return g\n", set()),  # v is f's, free in g
     ("print(len([]), __name__, __file__)\n", set()),
     ("from m import *\nuse(anything)\n", None),  # its names are not known
+    (  # a class's members are read apart, under its header: its decorators and bases are the module's
+        "@deco(lambda: q)\nclass C(Base, key=(lambda: r)):\n    a = x\n    def m(self):\n        return y + a\n",
+        {("", "deco"), ("", "Base"), ("lambda", "q"), ("lambda", "r"), ("C", "x"), ("C.m", "y"), ("C.m", "a")},
+    ),
+    ("class C:\n    __p = 1\n    def m(self):\n        return __p\n", {("C.m", "_C__p")}),  # mangled in its class
     ("def f(:\n", None),
 ]
 
@@ -107,6 +113,56 @@ def test_every_scope_an_executed_read_names_is_a_scope_symtable_names(path: Path
     assert {scope for scope, _ in reads} <= _scopes(symtable.symtable(text, path.name, "exec"))
 
 
+def names_by_whole_text(text: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]] | None:
+    """What :func:`names_of` finds statement by statement, found from one ``symtable`` of the whole text."""
+    try:
+        top = symtable.symtable(text, "<whole>", "exec")
+    except SyntaxError:
+        return None
+    bound = frozenset(s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace())
+    reads = set()
+    todo = [(top, "")]
+    while todo:
+        table, scope = todo.pop()
+        for symbol in table.get_symbols():
+            name = symbol.get_name()
+            if symbol.is_referenced() and (table is top or symbol.is_global()) and name not in bound:
+                reads.add((scope, name))
+        todo += [(child, f"{scope}.{child.get_name()}" if scope else child.get_name()) for child in table.get_children()]
+    return bound, frozenset(read for read in reads if read[1] not in dir(builtins) and not read[1].startswith("__"))
+
+
+WHOLE_TEXT_CASES = [
+    *STDLIB_FILES,
+    Path(os.__file__).parent / "dataclasses.py",  # postpones no annotations; decorators over several lines
+    Path(os.__file__).parent / "typing.py",
+    Path(os.__file__).parent / "importlib" / "metadata" / "__init__.py",
+]
+
+
+@pytest.mark.parametrize("path", WHOLE_TEXT_CASES, ids=lambda p: p.name)
+def test_a_module_s_names_are_its_statements_names(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    names = names_of(text)
+    assert names is not None and names_by_whole_text(text) == (names.bound, frozenset(r for r in names.unbound if not r[1].startswith("__")))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_candidate_s_names_are_found_from_its_statements_as_from_its_whole_text(data: st.DataObject) -> None:
+    lines = data.draw(st.sampled_from(WHOLE_TEXT_CASES)).read_text(encoding="utf-8").splitlines(keepends=True)
+    first = data.draw(st.integers(0, len(lines) - 1))
+    last = data.draw(st.integers(first, min(len(lines), first + 40)))
+    postponed = data.draw(st.booleans())
+    candidate = ("from __future__ import annotations\n" if postponed else "") + "".join(lines[:first] + lines[last:])
+    names = names_of(candidate)
+    whole = names_by_whole_text(candidate)
+    if names is None or whole is None:  # an ``import *``, a module ``__getattr__``, or a cut in a statement
+        assert names is None and (whole is None or "import *" in candidate or "__getattr__" in whole[0])
+        return
+    assert whole == (names.bound, frozenset(r for r in names.unbound if not r[1].startswith("__")))
+
+
 def test_only_a_target_no_unbound_read_can_raise_is_sure_to_differ() -> None:
     assert sure_to_differ("pint.errors.DimensionalityError") and sure_to_differ("KeyError")
     assert not sure_to_differ("NameError") and not sure_to_differ("builtins.UnboundLocalError")
@@ -114,6 +170,7 @@ def test_only_a_target_no_unbound_read_can_raise_is_sure_to_differ() -> None:
 
 
 PROGRAM = '''import math
+import builtins
 import json
 LIMIT = 3
 data = json.dumps([1, 2])
@@ -198,6 +255,7 @@ def test_only_the_imports_still_in_the_tree_ask_for_names() -> None:
 PACKAGE = {
     "pkg/__init__.py": "",
     "pkg/core.py": '''import os
+import builtins
 import json
 import textwrap
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from astreduce.reduce.unexecuted import idle_statements, measure_executed, needed_statements
+from astreduce.reduce.unexecuted import Executed, idle_statements, measure_executed, needed_statements, stale
 
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -296,3 +296,13 @@ def test_the_data_a_run_reads_is_kept_what_it_never_reads_goes_first_and_coverag
     assert cut["name"].startswith("unexecuted: main.py")
     assert cut["tokens_after"] < cut["tokens_before"]
     assert "def nautical" not in (out / "main.py").read_text(encoding="utf-8")
+
+
+def test_coverage_is_stale_once_the_tree_has_lost_a_fifth_or_a_table_it_reads_half() -> None:
+    measured = {"a.py": "x" * 50, "b.py": "y" * 30, "table.txt": "z" * 20}
+    executed = Executed({"a.py": frozenset({1}), "b.py": frozenset({1}), "table.txt": frozenset({1})})
+    assert not stale(executed, measured, measured, len)
+    assert not stale(executed, measured, {**measured, "a.py": "x" * 35}, len)  # 15% less
+    assert stale(executed, measured, {**measured, "a.py": "x" * 30}, len)  # a fifth less
+    assert stale(executed, measured, {**measured, "table.txt": "z" * 10}, len)  # the table read lost half
+    assert not stale(Executed(None), measured, {"a.py": ""}, len)  # nothing measured: nothing to measure again

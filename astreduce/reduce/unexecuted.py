@@ -13,9 +13,10 @@ in one test; the greedy search splits it only where it fails (code that runs
 only under the tracer's eyes, or a name a never-run line still needs).
 The files the run executes or reads are reduced like the code it imports
 (:func:`touched`: a pytest project's unit table, or the settings Django
-imports by name, are no fixed files), and when the tree has lost
-half its size, or such a data file half of its own, coverage is measured
-again (:func:`stale`): a smaller table runs less of the code that reads it.
+imports by name, are no fixed files), and when the tree has lost a fifth
+of its size, or such a data file half of its own, coverage is measured
+again (:func:`stale`): a smaller table runs less of the code that reads it,
+and code whose last caller went runs no more.
 
 Coverage only orders the search: every candidate is still judged by the
 oracle, so wrong coverage costs tests, never a wrong result. A run that
@@ -141,12 +142,14 @@ def read_data(executed: Executed | None) -> frozenset[str]:
 
 
 def stale(executed: Executed, measured: Mapping[str, str], now: Mapping[str, str], size: Callable[[str], int]) -> bool:
-    """Whether coverage measured on the tree ``measured`` is worth measuring again on ``now``: the tree has lost half
-    its size (``size`` of a text), or a data file the run read has (a smaller table runs less of the code)."""
+    """Whether coverage measured on the tree ``measured`` is worth measuring again on ``now``: the tree has lost a
+    fifth of its size (``size`` of a text: code whose callers went runs no more; on pint, a fifth rather than half
+    took the tree from 20,575 to 18,551 tokens at 80 s, 9,265 to 8,511 at 200 s, a measure costing 0.2 s and no
+    test), or a data file the run read has lost half of its own (a smaller table runs less of the code)."""
     if executed.lines is None or now == measured:
         return False
     before = sum(size(t) for t in measured.values())
-    if 2 * sum(size(t) for t in now.values()) <= before:
+    if 5 * sum(size(t) for t in now.values()) <= 4 * before:
         return True
     return any(2 * size(now.get(p, "")) <= size(measured[p]) for p in read_data(executed) if p in measured and size(measured[p]))
 
