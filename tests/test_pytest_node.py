@@ -206,6 +206,17 @@ def test_the_oracle_judges_by_node_phase_type_and_message(oracle: PytestOracle) 
     assert neutral("at 0x7f00aa in /tmp/x", numbers=False) == "at <address> in <tmp>"
 
 
+def test_a_candidate_whose_test_module_raises_as_it_is_imported_says_what_it_raised(oracle: PytestOracle) -> None:
+    files = dict(oracle.project.tree)
+    assert oracle.calibrate(files).outcome is Outcome.FAIL
+    for line, raised in [("import math_that_is_not_there", "ModuleNotFoundError"), ("1 + ''", "TypeError")]:
+        candidate = {**files, "tests/test_geometry.py": line + "\n" + files["tests/test_geometry.py"]}
+        for verdict in (oracle.judge(candidate), oracle.judge_plain(candidate)):  # warm: pytest stops on a usage error
+            assert verdict.outcome is Outcome.UNRESOLVED
+            assert verdict.run.exception == raised, verdict.run
+            assert verdict.run.frames[-1] == ("tests/test_geometry.py", 1), verdict.run.frames
+
+
 def test_coverage_measured_in_a_warm_test_is_the_plain_run_s(oracle: PytestOracle) -> None:
     """The tracer started in a warm test's child records what a plain ``python -m pytest`` run under the tracer
     records (the configuration the warm pytest read while starting counts as read); a warm pytest that ran a

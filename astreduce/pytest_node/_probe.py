@@ -64,7 +64,38 @@ def pytest_collection_finish(session):
 
 def pytest_collectreport(report):
     if report.failed:
-        FAILURES.append({"nodeid": report.nodeid, "when": "collect", "type": "", "message": str(report.longrepr)[-2000:]})
+        record = {"nodeid": report.nodeid, "when": "collect", "type": "", "message": str(report.longrepr)[-2000:]}
+        record.update(_COLLECT_CAUSES.pop(report.nodeid, {}))
+        FAILURES.append(record)
+
+
+#: What broke a collection, by the collector's node id, until its report is recorded.
+_COLLECT_CAUSES = {}
+
+
+def pytest_exception_interact(node, call, report):
+    """What broke a collection (a module that raises as it is imported): the exception, the one pytest wraps for
+    an import (its ``__cause__``), with its type, message and traceback, so that a failed collection says why."""
+    if getattr(report, "when", None) != "collect" or call.excinfo is None:
+        return
+    error = call.excinfo.value
+    error = error.__cause__ if error.__cause__ is not None else error
+    try:
+        root = str(node.config.rootpath) + os.sep
+    except AttributeError:  # pytest before 6.1
+        root = str(node.config.rootdir) + os.sep
+    frames = []
+    trace = error.__traceback__
+    while trace is not None:
+        path = trace.tb_frame.f_code.co_filename
+        frames.append([path[len(root):] if path.startswith(root) else path, trace.tb_lineno])
+        trace = trace.tb_next
+    cause = {"type": _qualified(type(error)), "message": str(error), "frames": frames[-FRAMES_KEPT:]}
+    for record in FAILURES:  # recorded already (pytest's order of the two hooks is not promised)
+        if record["nodeid"] == report.nodeid and record["when"] == "collect" and not record["type"]:
+            record.update(cause)
+            return
+    _COLLECT_CAUSES[report.nodeid] = cause
 
 
 def report():

@@ -290,7 +290,7 @@ def child(config, probe, request, report_fd, setup):
         if request.get("learn"):
             result["modules"] = outside([n for n in list(sys.modules) if n not in before], os.getcwd())
     except BaseException as error:  # pytest's own machinery failed (a usage error, a conftest that fails)
-        result = {"ending": "error", "detail": "%s: %s" % (type(error).__name__, str(error)[:2000])}
+        result = {"ending": "error", "detail": "%s: %s" % (type(error).__name__, str(error)[:2000]), "failures": list(probe.FAILURES)}
     finally:
         try:
             sys.stdout.flush()

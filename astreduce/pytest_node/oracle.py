@@ -311,7 +311,8 @@ class PytestOracle:
         mine = [f for f in seen if self.target is None or f.nodeid == self.target.nodeid]
         target = self.target
         matching = [f for f in mine if target is not None and target.matches(f, self.match)]
-        shown = matching[0] if matching else mine[0] if mine else None
+        broken = [f for f in seen if f.when == "collect" and f.exception]  # a module that raised as it was imported
+        shown = matching[0] if matching else mine[0] if mine else broken[0] if broken else None
         if shown is not None:
             run = Run(
                 "exception", shown.exception, shown.message, detail=shown.describe(), seconds=run.seconds, frames=shown.frames,
@@ -320,7 +321,8 @@ class PytestOracle:
             return Verdict(Outcome.FAIL, run)
         if exit_code == 0 and not seen:
             return Verdict(Outcome.PASS, Run("ok", seconds=run.seconds))
-        return Verdict(Outcome.UNRESOLVED, run if mine or exit_code is None else Run("exception", f"pytest exit {exit_code}", seconds=run.seconds, detail=run.detail))
+        said = mine or broken or exit_code is None
+        return Verdict(Outcome.UNRESOLVED, run if said else Run("exception", f"pytest exit {exit_code}", seconds=run.seconds, detail=run.detail))
 
     # --- calibration --------------------------------------------------------------------
 
@@ -554,7 +556,10 @@ class _WarmPending:
                 self.oracle.cpu.failed_in(run.spent)
             return verdict
         ending = "timeout" if answer.ending == "timeout" else "crash"
-        return self.oracle.classify(None, None, Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending), self.tree)
+        run = Run(ending, seconds=answer.seconds, detail=answer.detail or answer.ending)
+        collected = [f for f in answer.failures or [] if f.get("when") == "collect"]  # pytest then stopped: say why
+        verdict = self.oracle.classify(collected or None, None, run, self.tree)
+        return Verdict(Outcome.UNRESOLVED, verdict.run)  # whatever was recorded, the session did not end
 
 
 def node_coverage(oracle: PytestOracle) -> Callable[[FileTree, str], None]:
