@@ -87,6 +87,8 @@ def test_executed_reads_are_scoped_where_python_evaluates_them() -> None:
 def test_what_a_line_evaluates_only_sometimes_is_no_read_of_it() -> None:
     text = "def f(locale, key):\n    if locale and key in TABLE or OTHER:\n        return A if key else B\n"
     assert executed_reads(text, [1, 2, 3]) == {("f", "locale"), ("f", "key")}
+    both = "def g(check):\n    return out.any() if check else [out, B]\n"
+    assert executed_reads(both, [1, 2]) == {("g", "check"), ("g", "out")}  # whichever branch runs reads out
 
 
 def test_postponed_annotations_are_no_reads() -> None:

@@ -14,7 +14,8 @@ name was read only where the run never went). So the check asks:
   (``symtable``: the compiler's own resolution, at C speed);
 * :func:`executed_reads`: the names each scope read on a line the run
   executed, from coverage; not the parts of a line evaluated only
-  sometimes (``key in _table`` in ``if locale and key in _table:``), nor
+  sometimes (``key in _table`` in ``if locale and key in _table:``; a
+  conditional expression's branches, but for what both read), nor
   annotations Python never evaluates.
 
 A candidate breaks the run (:class:`Unbinding`) when a read it unbinds
@@ -241,6 +242,8 @@ def executed_reads(text: str, lines: Iterable[int]) -> frozenset[Read]:
     def visit(node: ast.AST, scope: str, in_function: bool) -> None:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.lineno in ran:
             found.add((scope, node.id))
+        if isinstance(node, ast.IfExp) and node.lineno in ran:  # whichever branch runs reads what both read
+            found.update((scope, name) for name in _names_read(node.body) & _names_read(node.orelse))
         inner = _inner_scope(node)
         if inner is None:
             sometimes = _conditional(node)
@@ -260,6 +263,19 @@ def executed_reads(text: str, lines: Iterable[int]) -> frozenset[Read]:
 
     visit(module, "", False)
     return frozenset(found)
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    """The names ``node`` reads where it stands (not in the scopes it opens)."""
+    found = set()
+    todo = [node]
+    while todo:
+        part = todo.pop()
+        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
+            found.add(part.id)
+        if _inner_scope(part) is None:
+            todo.extend(child for _, child in _children(part))
+    return found
 
 
 def _children(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
