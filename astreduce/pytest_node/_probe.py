@@ -78,24 +78,34 @@ def pytest_exception_interact(node, call, report):
     an import (its ``__cause__``), with its type, message and traceback, so that a failed collection says why."""
     if getattr(report, "when", None) != "collect" or call.excinfo is None:
         return
-    error = call.excinfo.value
-    error = error.__cause__ if error.__cause__ is not None else error
     try:
-        root = str(node.config.rootpath) + os.sep
-    except AttributeError:  # pytest before 6.1
-        root = str(node.config.rootdir) + os.sep
-    frames = []
-    trace = error.__traceback__
-    while trace is not None:
-        path = trace.tb_frame.f_code.co_filename
-        frames.append([path[len(root):] if path.startswith(root) else path, trace.tb_lineno])
-        trace = trace.tb_next
-    cause = {"type": _qualified(type(error)), "message": str(error), "frames": frames[-FRAMES_KEPT:]}
+        cause = _cause(node, call.excinfo)
+    except Exception:  # saying why must never break the run: the record stays as pytest made it
+        return
     for record in FAILURES:  # recorded already (pytest's order of the two hooks is not promised)
         if record["nodeid"] == report.nodeid and record["when"] == "collect" and not record["type"]:
             record.update(cause)
             return
     _COLLECT_CAUSES[report.nodeid] = cause
+
+
+def _cause(node, excinfo):
+    """The record of what a collection raised: the import error pytest wraps in its own, else what it caught."""
+    error = excinfo.value
+    trace = excinfo.tb
+    wrapped = getattr(error, "__cause__", None)  # Python 3: the import error pytest wraps
+    if wrapped is not None:
+        error, trace = wrapped, getattr(wrapped, "__traceback__", None)
+    try:
+        root = str(node.config.rootpath) + os.sep
+    except AttributeError:  # pytest before 6.1
+        root = str(node.config.rootdir) + os.sep
+    frames = []
+    while trace is not None:
+        path = trace.tb_frame.f_code.co_filename
+        frames.append([path[len(root):] if path.startswith(root) else path, trace.tb_lineno])
+        trace = trace.tb_next
+    return {"type": _qualified(type(error)), "message": str(error), "frames": frames[-FRAMES_KEPT:]}
 
 
 def report():
