@@ -72,6 +72,13 @@ class FileRounds:
         """Single edits of ``path`` that failed alone outside its rounds (a sweep's): its first round parks them."""
         self._inherited.setdefault(path, {}).update(stale)
 
+    def sweep_run(self, path: str, plan: Plan) -> StrategyRun:
+        """A run of a sweep's ``plan`` on ``path`` that parks what failed alone in the sweeps before it, as the
+        file's first full round does (a sweep of every phase would test each statement alone again)."""
+        run = StrategyRun(plan)
+        run.memory.stale.update(self._inherited.get(path, {}))
+        return run
+
     def merged(self, module: str, importer: str) -> None:
         """``module`` was merged into ``importer``: what failed alone in it is the importer's to park."""
         moved = self._inherited.pop(module, {})

@@ -70,7 +70,7 @@ from astreduce.reduce.unexecuted import (
 from astreduce.search.cache import OutcomeStore, default_cache_dir
 from astreduce.search.session import COUNTERS, Budget, Interrupted, PassStats, ProgressEvent, Session, StopRequest, protected_lines
 from astreduce.search.greedy import Memory, apply_greedily
-from astreduce.search.strategies import Plan, StrategyRun, run_strategy
+from astreduce.search.strategies import Plan, run_strategy
 from astreduce.search.unit_passes import lines_of, unit_pass
 from astreduce.reduce.sweeps import ACROSS_FILES, narrowed, sweep_plans
 from astreduce.reduce.verify import format_with_black, verify_and_format
@@ -449,7 +449,7 @@ class TreeReducer:
                 if plan is self.plan:
                     run_strategy(self.strategy, session, self.visit, self.rounds.run_of(self.best, path))
                 else:
-                    run_strategy("auto", session, plan, sweep := StrategyRun(plan))
+                    run_strategy("auto", session, plan, sweep := self.rounds.sweep_run(path, plan))
                     self.rounds.inherit(path, sweep.memory.stale)
             else:
                 unit_pass(session, "lines", lines_of(text), partial(apply_greedily, memory=Memory(retry_stale=self.exhaustive)))
