@@ -496,7 +496,7 @@ def test_the_first_sweep_deletes_shallow_statements_only_the_second_every_level(
     shallow, every, phases = sweep_plans(Plan.of(load_transforms()), "auto")
     names = [t.name for t in phases.transforms]
     assert {"delete", "delete-with-uses", "remove-parameter", "if-to-body", "inline-call"} <= set(names)
-    assert not {"hoist-expression", "to-constant", "value-from-trace", "rename"} & set(names)
+    assert not {"hoist-expression", "to-constant", "value-from-trace", "rename", "statement-to-expression"} & set(names)
     assert {row(name).phase for name in names} == {"delete", "definitions", "classic", "hoist"}
     assert phases.rounds == 1 and not phases.extras
     levels = statement_levels(tree)

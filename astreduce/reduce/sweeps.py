@@ -88,12 +88,13 @@ SHALLOW_SWEEP = 1
 def sweep_plans(plan: Plan, strategy: str) -> list[Plan]:
     """The first rounds' cheap plans, or none when the strategy is not ``auto`` or has no ``delete``: shallow
     statements, then all statements, then one round of the phases that take off the most a test
-    (:func:`~astreduce.search.schedule.swept`: deletions, definitions, the classic replacements, hoisting).
+    (:func:`~astreduce.search.schedule.swept`: deletions, definitions, the classic replacements, hoisting,
+    but for their slow transforms).
 
     The last sweep gives every file those passes before any file gets the slow ones (an expression hoisted,
     a constant): a tree's full rounds give a file every phase at each visit, and on pint the first file
     visited spent 75 s of a 300-s budget on them, for 400 tokens, while the registry waited with the code
-    whose callers those passes delete, which coverage then cuts whole (4,755 tokens at 300 s against 6,619).
+    whose callers those passes delete, which coverage then cuts whole (4,387 tokens at 300 s against 6,619).
     """
     delete = next((t for t in plan.transforms if t.name == "delete"), None)
     if strategy != "auto" or delete is None:

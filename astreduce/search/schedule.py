@@ -73,6 +73,9 @@ class Row:
     far_reaching: bool = False
     """Whether a proposal that failed may later apply through a change far away (as a deletion does once
     the last use goes): searched as a cascading phase's are, confirmed in a confirming round."""
+    slow: bool = False
+    """Whether its passes take off little a test in a phase whose others take off much (under 0.3 tokens a test
+    over a whole reduction of pint, against 0.5 to 33): left out of a tree's last sweep (:func:`swept`)."""
     fallback_ranks: bool = False
     """Whether the proposals after the first are a fallback for where the first does not fit (another
     constant where ``0`` has the wrong type): tried only in a confirming round, once the other passes are
@@ -97,7 +100,7 @@ SCHEDULE: dict[str, Row] = {
     "drop-annotation": Row("definitions"),
     "drop-async": Row("definitions"),
     "drop-bases": Row("definitions"),
-    "drop-default": Row("definitions"),
+    "drop-default": Row("definitions", slow=True),
     "drop-docstring": Row("definitions"),
     "drop-returned-position": Row("definitions"),
     "drop-tuple-pair": Row("definitions"),
@@ -105,20 +108,20 @@ SCHEDULE: dict[str, Row] = {
     "merge-base": Row("definitions"),
     "name-to-constant": Row("definitions"),
     "remove-parameter": Row("definitions"),
-    "return-value-drop": Row("definitions"),
+    "return-value-drop": Row("definitions", slow=True),
     # classic: the design card's replacements
     "if-to-body": Row("classic", priority=10),
     "assign-to-pass": Row("classic"),
-    "assign-to-value": Row("classic"),
+    "assign-to-value": Row("classic", slow=True),
     "boolop-to-operand": Row("classic"),
-    "compare-to-bool": Row("classic"),
+    "compare-to-bool": Row("classic", slow=True),
     # hoist: a block or a call replaced by what it holds
     "function-to-body": Row("hoist", priority=5),
     "inline-call": Row("hoist", priority=5),
     "hoist-block": Row("hoist"),
     "inline-variable": Row("hoist"),
-    "loop-to-body": Row("hoist"),
-    "statement-to-expression": Row("hoist"),
+    "loop-to-body": Row("hoist", slow=True),
+    "statement-to-expression": Row("hoist", slow=True),
     "try-to-body": Row("hoist"),
     "with-to-body": Row("hoist"),
     # expressions
@@ -181,8 +184,10 @@ def after_rounds(name: str) -> bool:
 
 
 def swept(name: str) -> bool:
-    """Whether the transform ``name`` runs in a tree's last sweep (its row's phase says so, :attr:`Phase.swept`)."""
-    return any(phase.swept and phase.name == row(name).phase for phase in PHASES)
+    """Whether the transform ``name`` runs in a tree's last sweep: its row's phase is swept (:attr:`Phase.swept`)
+    and the row is not :attr:`Row.slow`."""
+    scheduled = row(name)
+    return not scheduled.slow and any(phase.swept and phase.name == scheduled.phase for phase in PHASES)
 
 
 def passes_of(transforms: Sequence[N]) -> list[tuple[str, N]]:
