@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -215,6 +216,22 @@ def test_a_candidate_whose_test_module_raises_as_it_is_imported_says_what_it_rai
             assert verdict.outcome is Outcome.UNRESOLVED
             assert verdict.run.exception == raised, verdict.run
             assert verdict.run.frames[-1] == ("tests/test_geometry.py", 1), verdict.run.frames
+
+
+def test_a_warm_test_prints_no_header_and_its_failure_by_its_exception_line(oracle: PytestOracle) -> None:
+    """A warm test's output is nobody's to read: no header (it reads every plugin's metadata again) and a failing
+    test's report is its exception's line (no traceback, whose source lines are read frame by frame); the verdict
+    and the probe's record of the failure are the plain run's."""
+    files = dict(oracle.project.tree)
+    assert oracle.calibrate(files).outcome is Outcome.FAIL and oracle.warm and oracle.pool is not None
+    warm, plain = oracle.judge(files), oracle.judge_plain(files)
+    assert warm.outcome is plain.outcome is Outcome.FAIL
+    assert (warm.run.exception, warm.run.frames) == (plain.run.exception, plain.run.frames)
+    logs = [z.log for zygotes in oracle.pool.pools.values() for z in zygotes if z.log.exists()]
+    output = "\n".join(log.read_text(errors="replace") for log in logs)
+    assert "AssertionError: assert 5.0 == 4" in output, output
+    assert "platform " not in output and "rootdir:" not in output and "Traceback" not in output, output
+    assert not re.search(r"\.py:\d", output), output  # no frame of a traceback
 
 
 def test_coverage_measured_in_a_warm_test_is_the_plain_run_s(oracle: PytestOracle) -> None:
