@@ -29,6 +29,7 @@ from astreduce.errors import UsageError
 from astreduce.source.measure import measure
 from astreduce.oracles.signature import neutral
 from astreduce.outcome import Outcome
+from astreduce.run import Run
 from astreduce.pytest_node import PytestOracle, read_project, split_nodeid, without_other_tests
 from astreduce.pytest_node.oracle import deferrable_conftests
 
@@ -232,6 +233,31 @@ def test_a_warm_test_prints_no_header_and_its_failure_by_its_exception_line(orac
     assert "AssertionError: assert 5.0 == 4" in output, output
     assert "platform " not in output and "rootdir:" not in output and "Traceback" not in output, output
     assert not re.search(r"\.py:\d", output), output  # no frame of a traceback
+
+
+@pytest.mark.parametrize("broken", ["import math\nmath.tau(\n", "import math\nRectangle = Circle\n"], ids=["syntax", "name"])
+def test_a_warm_test_reports_a_broken_import_by_its_exception_line_with_the_plain_run_s_record(
+    oracle: PytestOracle, broken: str
+) -> None:
+    """A module that breaks while the test file imports it fails the collection: the warm run says so by the
+    exception's line (pytest's short format parses the source of every frame of the import, 70 ms on a project
+    of three files), and records the exception, its message and its frames as the plain run does."""
+    files = dict(oracle.project.tree)
+    assert oracle.calibrate(files).outcome is Outcome.FAIL and oracle.warm and oracle.pool is not None
+    candidate = {**files, "shapes/geometry.py": broken}
+    warm, plain = oracle.judge(candidate), oracle.judge_plain(candidate)
+    assert warm.outcome is plain.outcome is Outcome.UNRESOLVED
+    assert warm.run.ending == plain.run.ending == "exception", (warm.run, plain.run)
+    def project_frames(run: Run) -> list[tuple[str, int]]:
+        return [(path, line) for path, line in run.frames if path in files]
+
+    assert (warm.run.exception, warm.run.message) == (plain.run.exception, plain.run.message)
+    assert project_frames(warm.run) == project_frames(plain.run) and len(project_frames(plain.run)) >= 2
+    assert warm.run.exception in ("SyntaxError", "NameError") and warm.run.raised_at == plain.run.raised_at
+    assert plain.run.raised_at in (("shapes/geometry.py", 2), ("shapes/__init__.py", 3))  # a syntax error: the import
+    logs = [z.log for zygotes in oracle.pool.pools.values() for z in zygotes if z.log.exists()]
+    output = "\n".join(log.read_text(errors="replace") for log in logs)
+    assert "ERROR collecting tests/test_geometry.py" in output and not re.search(r"\.py:\d+: in ", output), output
 
 
 def test_coverage_measured_in_a_warm_test_is_the_plain_run_s(oracle: PytestOracle) -> None:
