@@ -260,6 +260,19 @@ def test_a_warm_test_reports_a_broken_import_by_its_exception_line_with_the_plai
     assert "ERROR collecting tests/test_geometry.py" in output and not re.search(r"\.py:\d+: in ", output), output
 
 
+def test_a_warm_test_of_a_module_that_skips_itself_ends_as_the_plain_run(oracle: PytestOracle) -> None:
+    """Pytest formats a module-level skip in its ``line`` format and reads the parts back: a warm run keeps that
+    format pytest's own, and finds no collectors for the node, as the plain run does."""
+    files = dict(oracle.project.tree)
+    assert oracle.calibrate(files).outcome is Outcome.FAIL and oracle.warm
+    test_file = "tests/test_geometry.py"
+    candidate = {**files, test_file: "import pytest\npytest.skip('not here', allow_module_level=True)\n" + files[test_file]}
+    warm, plain = oracle.judge(candidate), oracle.judge_plain(candidate)
+    assert warm.outcome is plain.outcome is Outcome.UNRESOLVED  # the node is gone with its module: no collectors
+    assert "found no collectors" in warm.run.detail and "found no collectors" in plain.run.detail, (warm.run, plain.run)
+    assert warm.run.exception == "", warm.run  # not an AssertionError of pytest's, reading a format it did not make
+
+
 def test_coverage_measured_in_a_warm_test_is_the_plain_run_s(oracle: PytestOracle) -> None:
     """The tracer started in a warm test's child records what a plain ``python -m pytest`` run under the tracer
     records (the configuration the warm pytest read while starting counts as read); a warm pytest that ran a

@@ -54,36 +54,38 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionstart(session):
-    """A warm run's collection failure is reported by its exception's line too: pytest's short format of one
-    parses the source of every frame of the import that broke (70 ms for a syntax error three imports deep in a
-    project of five lines), and the record takes the exception from :func:`pytest_exception_interact`."""
-    if os.environ.get("ASTREDUCE_PYTEST_ZYGOTE"):
-        try:
-            from _pytest._code.code import ExceptionInfo
-        except ImportError:  # a pytest that keeps it elsewhere: its own format, only slower
-            return
-        ExceptionInfo.getrepr = _exception_line_of
+    """A warm run (forked from ``_zygote.py``) reports every failure by its exception's line: a collection's
+    (an import that broke), a setup's, a teardown's. Pytest's formats parse the source of every frame (70 ms for a
+    syntax error three imports deep in a project of five lines, 30 to 70 ms a failure on pint), and nobody reads a
+    warm run's output: the records are all astreduce needs, and :func:`pytest_exception_interact` takes a broken
+    collection's exception from the exception itself. The ``line`` format, which pytest asks for a skip and reads
+    back, stays pytest's own."""
+    if not os.environ.get("ASTREDUCE_PYTEST_ZYGOTE"):
+        return
+    try:
+        from _pytest._code.code import ExceptionInfo
+    except ImportError:  # a pytest that keeps it elsewhere: its own formats, only slower
+        return
+    pytests = ExceptionInfo.getrepr
+
+    def getrepr(excinfo, *args, **kwargs):
+        if kwargs.get("style", args[1] if len(args) > 1 else None) == "line":
+            return pytests(excinfo, *args, **kwargs)
+        return _exception_line(excinfo)
+
+    ExceptionInfo.getrepr = getrepr
 
 
 def pytest_collection_finish(session):
-    """A warm run (forked from ``_zygote.py``) reports a failing test by its exception's line alone, and a
-    failing setup or teardown in Python's own format: pytest's long format parses the source of every frame
-    (30 to 70 ms a failure on pint), Python's reads every frame's line (5 ms), and nobody reads a warm run's
-    output (these records are all astreduce needs). Set after collection: a collection failure's report is its
-    message, and keeps pytest's format."""
+    """A warm run's failing test is reported by its exception's line without the pruning of its traceback that
+    comes before any format. Set after collection: the items are made then."""
     if os.environ.get("ASTREDUCE_PYTEST_ZYGOTE"):
-        session.config.option.tbstyle = "native"
         for item in session.items:
             item.repr_failure = _exception_line
 
 
 def _exception_line(excinfo):
-    """What a warm run's report says of a failing test: ``Type: message``."""
-    return excinfo.exconly()
-
-
-def _exception_line_of(excinfo, *args, **kwargs):
-    """:func:`_exception_line` in the place of ``ExceptionInfo.getrepr``, whatever format was asked for."""
+    """What a warm run's report says of a failure: ``Type: message``."""
     return excinfo.exconly()
 
 
