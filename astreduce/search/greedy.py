@@ -185,10 +185,10 @@ def apply_greedily(
         if chunk == 1:
             base_text = render(applied)
             texts = {i: render(applied | {i}) for i in remaining}
-            counts = name_counts(base_text) + memory.outside
+            counts = name_counts(base_text)
             for i in remaining:
                 keys[i], removed = _change(base_text, texts[i])
-                names[i] = names_key(counts, removed)
+                names[i] = names_key(counts, removed, memory.outside)
             if parking != "never":
                 parked = parked | {i for i in remaining if is_stale(keys[i], names[i], stale)}
                 remaining = [i for i in remaining if i not in parked]
@@ -347,8 +347,9 @@ def name_counts(text: str) -> Counter[str]:
     return Counter(_NAME.findall(text))
 
 
-def names_key(counts: Counter[str], removed: str) -> bytes:
-    """A digest of how often the names in ``removed`` occur in the whole program (``counts``).
+def names_key(counts: Counter[str], removed: str, outside: Counter[str] | None = None) -> bytes:
+    """A digest of how often the names in ``removed`` occur in the whole program (``counts``, and ``outside``:
+    the files around this one, counted once a round rather than added to every level's count).
 
     A deletion that failed may apply once a change far away has touched one of
     its names: its definition's last use gone, its value no longer read. One
@@ -358,8 +359,9 @@ def names_key(counts: Counter[str], removed: str) -> bytes:
     """
     digest = hashlib.blake2b(digest_size=16)
     for name in sorted(set(_NAME.findall(removed)) - _KEYWORDS):
-        if counts[name] <= COMMON_NAME:
-            digest.update(f"{name}:{counts[name]};".encode("utf-8", "surrogateescape"))
+        count = counts[name] + outside[name] if outside else counts[name]
+        if count <= COMMON_NAME:
+            digest.update(f"{name}:{count};".encode("utf-8", "surrogateescape"))
     return digest.digest()
 
 
