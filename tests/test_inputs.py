@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ASTREDUCE = [sys.executable, "-m", "astreduce"]
 #: Children print non-ASCII tracebacks; do not let the locale decide how.
@@ -366,8 +368,37 @@ def test_each_improvement_links_the_files_the_last_one_wrote_unchanged(tmp_path:
     write({p: t for p, t in {**first, "pkg/a.py": "a = 0\n", "new.py": "x\n"}.items() if p != "pkg/b.py"})
     assert read_tree(out) == {"run.py": "print(1)\n", "pkg/a.py": "a = 0\n", "new.py": "x\n"}
     assert (out / "run.py").stat().st_ino == inode["run.py"] and (out / "run.py").stat().st_mode & 0o777 == 0o755
-    assert (out / "pkg/a.py").stat().st_ino != inode["pkg/a.py"]
-    assert (out / OUTPUT_MARK).is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no folder left
+    assert (out / OUTPUT_MARK).is_file() and "pkg" not in os.listdir(out / "..")
     (out / "run.py").unlink()  # a result removed under it: written again, not linked from nothing
     write({**first, "pkg/a.py": "a = 0\n"})
     assert read_tree(out) == {**first, "pkg/a.py": "a = 0\n"}
+    write.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # the spare folder removed
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["a.py", "p/b.py", "p/q/c.py", "p/d.txt", "e.py"]),
+                                st.sampled_from(["", "x = 1\n", "x = 2\n", "\u00e9\n"]), min_size=1), min_size=1, max_size=8))
+def test_every_tree_written_is_the_output_folder_s_whole_content(trees: list[dict[str, str]]) -> None:
+    """Whatever the trees written one after the other (files changed, gone, back; folders emptied), the output
+    folder holds exactly the last one, and after ``close`` nothing else is left beside it; a file of an earlier
+    result that changed is a new file, so the folder kept for the next write never changes the one on show."""
+    import tempfile
+
+    from astreduce.files import OUTPUT_MARK, TreeWriter, read_tree
+
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "out"
+        with TreeWriter(out, {"e.py": 0o755}) as write:
+            for tree in trees:
+                shown = {path: (out / path).open("rb") for path in read_tree(out)} if out.is_dir() else {}
+                held = {path: handle.read() for path, handle in shown.items()}
+                write(tree)
+                assert read_tree(out) == tree and (out / OUTPUT_MARK).is_file()
+                assert all(not d.endswith(("p", "q")) or os.listdir(d) for d, _, _ in os.walk(out))  # no empty folder
+                assert "e.py" not in tree or (out / "e.py").stat().st_mode & 0o777 == 0o755
+                for path, handle in shown.items():  # a file once on show is never written again
+                    handle.seek(0)
+                    assert handle.read() == held[path], path
+                    handle.close()
+        assert os.listdir(scratch) == ["out"]

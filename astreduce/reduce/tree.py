@@ -690,11 +690,11 @@ def reduce_directory(
     check_output_dir(target, given)
     entry = resolve_entry(entry, given)
 
-    save = TreeWriter(target, given.modes)
-    try:
-        result = reduce_tree(given.files, entry=entry, modes=given.modes, on_improve=save, **options)
-    except ReductionStopped as stopped:
-        save(stopped.result.tree)
-        raise
-    save(result.tree)
+    with TreeWriter(target, given.modes) as save:
+        try:
+            result = reduce_tree(given.files, entry=entry, modes=given.modes, on_improve=save, **options)
+        except ReductionStopped as stopped:
+            save(stopped.result.tree)
+            raise
+        save(result.tree)
     return result
