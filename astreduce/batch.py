@@ -33,7 +33,8 @@ from astreduce.errors import (
     ReductionStopped,
     UsageError,
 )
-from astreduce.files import read_source, write_atomically
+from astreduce.files import read_source
+from astreduce.writes import write_atomically
 from astreduce.file_checks import CHECKED
 from astreduce.oracles import Oracle
 from astreduce.oracles.options import (

@@ -266,7 +266,7 @@ def test_line_and_token_strategies_reduce_input_that_does_not_parse(tmp_path: Pa
 @pytest.mark.parametrize("kind", ["file", "tree"])
 def test_a_write_clears_what_a_killed_writer_left_beside_the_output(tmp_path: Path, kind: str) -> None:
     """kill -9 between a temporary's creation and its rename leaves it behind (found by bench/chaos.py)."""
-    from astreduce.files import write_atomically, write_tree
+    from astreduce.writes import write_atomically, write_tree
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # its pid names a writer that is no longer alive
@@ -291,7 +291,7 @@ def test_a_write_clears_what_a_killed_writer_left_beside_the_output(tmp_path: Pa
 
 
 def test_the_latest_writer_leaves_the_newest_improvement_whole_on_disk(tmp_path: Path) -> None:
-    from astreduce.files import LatestWriter
+    from astreduce.writes import LatestWriter
 
     target = tmp_path / "out.py"
     writer = LatestWriter(target)
@@ -309,7 +309,7 @@ def test_the_latest_writer_leaves_the_newest_improvement_whole_on_disk(tmp_path:
 
 
 def test_the_latest_writer_raises_a_failed_write_at_the_next_put_or_flush(tmp_path: Path) -> None:
-    from astreduce.files import LatestWriter
+    from astreduce.writes import LatestWriter
 
     writer = LatestWriter(tmp_path / "gone" / "out.py")  # its folder does not exist
     writer.put(b"x = 1\n")
@@ -343,7 +343,8 @@ def test_a_run_refused_for_a_full_output_directory_still_clears_a_killed_runs_te
 def test_an_earlier_result_tree_inside_an_input_folder_is_never_read_as_input(tmp_path: Path) -> None:
     """Every result tree astreduce writes holds a mark (issue 47): read again as (part of) an input folder, whatever
     it was renamed to, it is left out; read as the input itself, its files are read, the mark is not."""
-    from astreduce.files import OUTPUT_MARK, read_tree, write_tree
+    from astreduce.files import OUTPUT_MARK, read_tree
+    from astreduce.writes import write_tree
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "main.py").write_text("raise ValueError('x')\n")
@@ -357,7 +358,8 @@ def test_an_earlier_result_tree_inside_an_input_folder_is_never_read_as_input(tm
 def test_each_improvement_links_the_files_the_last_one_wrote_unchanged(tmp_path: Path) -> None:
     """The best tree changes a file or two at a time: the writer links the others from the result it wrote
     last (the same file, its mode kept), writes the changed ones, and the folder holds exactly the new tree."""
-    from astreduce.files import OUTPUT_MARK, TreeWriter, read_tree
+    from astreduce.files import OUTPUT_MARK, read_tree
+    from astreduce.writes import TreeWriter
 
     out = tmp_path / "out"
     write = TreeWriter(out, {"run.py": 0o755})
@@ -385,7 +387,8 @@ def test_every_tree_written_is_the_output_folder_s_whole_content(trees: list[dic
     result that changed is a new file, so the folder kept for the next write never changes the one on show."""
     import tempfile
 
-    from astreduce.files import OUTPUT_MARK, TreeWriter, read_tree
+    from astreduce.files import OUTPUT_MARK, read_tree
+    from astreduce.writes import TreeWriter
 
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "out"

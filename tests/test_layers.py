@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "astreduce"
 #: Bottom first: each entry is a layer's parts (a subpackage or a top-level module).
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"outcome", "errors", "interpreters", "version", "keys"}),
-    frozenset({"source", "dd", "files", "file_checks"}),
+    frozenset({"source", "dd", "files", "writes", "file_checks"}),
     frozenset({"run"}),
     frozenset({"transforms", "oracles"}),
     frozenset({"search", "grammar"}),

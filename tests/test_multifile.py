@@ -30,7 +30,7 @@ from astreduce.source.imports import ImportGraph, module_name
 from astreduce.reduce.merge import merge
 from astreduce.files import OUTPUT_MARK, resolve_entry
 from astreduce.files import read_input
-from astreduce.files import write_tree as write_output
+from astreduce.writes import write_tree as write_output
 
 REPO = Path(__file__).resolve().parent.parent
 ASTREDUCE = [sys.executable, "-m", "astreduce"]

@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from astreduce.errors import AstReduceError, ReductionStopped
-from astreduce.files import LatestWriter
+from astreduce.writes import LatestWriter
 from astreduce.reduce.report import EXIT_INTERRUPTED, Concluded, exit_status
 from astreduce.search.session import StopRequest
 from astreduce.search.session import ProgressEvent

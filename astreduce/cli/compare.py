@@ -30,7 +30,7 @@ from astreduce.compare import (
 )
 from astreduce.errors import UsageError
 from astreduce.reduce.report import write_json
-from astreduce.files import write_atomically
+from astreduce.writes import write_atomically
 from astreduce.grammar import Grammar, GrammarSearch
 from astreduce.grammar.search import check_data_oracle
 from astreduce.source.measure import measure

@@ -30,7 +30,8 @@ from astreduce.cli.options import (
 )
 from astreduce.errors import UsageError
 from astreduce.cli.inputs import follow_symlinks_option, max_input_option
-from astreduce.files import OUTPUT_MARK, check_output_path, check_outputs, is_output_folder, materialise, read_source, write_atomically
+from astreduce.files import OUTPUT_MARK, check_output_path, check_outputs, is_output_folder, materialise, read_source
+from astreduce.writes import write_atomically
 from astreduce.file_checks import InputPolicy
 from astreduce.isolate import (
     GRANULARITIES,

@@ -16,7 +16,8 @@ from astreduce.cli.options import (
     with_confinement_options,
 )
 from astreduce.errors import UsageError
-from astreduce.files import check_outputs, write_atomically, LatestWriter, TreeWriter
+from astreduce.files import check_outputs
+from astreduce.writes import write_atomically, LatestWriter, TreeWriter
 from astreduce.file_checks import check_output_folder
 from astreduce.reduce.bug_report import bug_report, for_pytest, relative, reproduce
 from astreduce.oracles.options import OracleOptions

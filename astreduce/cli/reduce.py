@@ -18,7 +18,6 @@ from astreduce.cli.options import (
 )
 from astreduce.errors import UsageError
 from astreduce.files import (
-    LatestWriter,
     check_output_dir,
     check_output_path,
     check_report_path,
@@ -26,9 +25,8 @@ from astreduce.files import (
     default_output_dir,
     read_input,
     read_source,
-    write_atomically,
-    TreeWriter,
 )
+from astreduce.writes import LatestWriter, TreeWriter, write_atomically
 from astreduce.file_checks import InputPolicy
 from astreduce.interpreters import resolve_python
 from astreduce.oracles.options import OracleOptions

@@ -11,7 +11,7 @@ from astreduce.cli.common import GroupedCommand, errors, exit_after, run_reducti
 from astreduce.cli.options import budget_option, options_from, quiet_option, resume_option, some_oracle_options, with_confinement_options
 from astreduce.oracles.options import said_of_test
 from astreduce.search.session import Budget
-from astreduce.files import write_atomically
+from astreduce.writes import write_atomically
 from astreduce.oracles import Verdict
 from astreduce.reduce.report import is_stdout, write_json
 from astreduce.cli.inputs import max_input_option

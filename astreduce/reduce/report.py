@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from astreduce.errors import NotReproducibleError, ReductionStopped
-from astreduce.files import write_atomically
+from astreduce.writes import write_atomically
 from astreduce.source.measure import Size
 from astreduce.run import confine
 from astreduce.oracles.options import OracleOptions

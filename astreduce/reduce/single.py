@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from astreduce.errors import NotReproducibleError, ReductionStopped, TransformLoadError, UsageError
-from astreduce.files import check_output_path, default_output, newline_of, read_source, write_atomically
+from astreduce.files import check_output_path, default_output, newline_of, read_source
+from astreduce.writes import write_atomically
 from astreduce.source.measure import Size, ast_nodes, measure
 from astreduce.oracles import Oracle, Target, Verdict, plugged
 from astreduce.run import Run

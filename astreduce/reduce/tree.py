@@ -75,7 +75,8 @@ from astreduce.search.unit_passes import lines_of, unit_pass
 from astreduce.reduce.sweeps import ACROSS_FILES, narrowed, sweep_plans
 from astreduce.reduce.verify import format_with_black, verify_and_format
 from astreduce.reduce.file_rounds import FileRounds, tree_digest
-from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry, TreeWriter
+from astreduce.files import FileTree, check_output_dir, default_output_dir, read_input, resolve_entry
+from astreduce.writes import TreeWriter
 from astreduce.oracles import Oracle, Verdict
 from astreduce.oracles.tree import EncodedTree, FileInTree, TreeOracle, decode_tree, encode_tree, entry_tracer
 from astreduce.oracles.place import Place, place_of
