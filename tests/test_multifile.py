@@ -484,16 +484,18 @@ def test_a_tree_resumes_after_ctrl_c(tmp_path: Path) -> None:
 
 def test_the_first_sweep_deletes_shallow_statements_only_the_second_every_level() -> None:
     """A tree's first rounds go level by level over the whole tree (issue 46): statements nested at most
-    SHALLOW_SWEEP deep in every file, then every statement, then the phases that take off the most a test
+    SHALLOW_SWEEP deep in every file, then every statement, then twice the phases that take off the most a test
     (none of the slow ones: an expression hoisted, a constant, a value); other strategies get no sweep."""
-    from astreduce.reduce.sweeps import SHALLOW_SWEEP, sweep_plans
+    from astreduce.reduce.sweeps import SHALLOW_SWEEP, SWEPT_ROUNDS, sweep_plans
     from astreduce.search.schedule import row
     from astreduce.search.strategies import Plan, statement_levels
     from astreduce.source.tree import parse
     from astreduce.transforms import load_transforms
 
     tree = parse("import os\n\nclass A:\n    def f(self):\n        if os:\n            x = 1\n        return 2\n\ny = 3\n")
-    shallow, every, phases = sweep_plans(Plan.of(load_transforms()), "auto")
+    shallow, every, *swept = sweep_plans(Plan.of(load_transforms()), "auto")
+    assert len(swept) == SWEPT_ROUNDS == 2 and swept[0] == swept[1]  # every file gets them twice before the rest
+    phases = swept[0]
     names = [t.name for t in phases.transforms]
     assert {"delete", "delete-with-uses", "remove-parameter", "if-to-body", "inline-call"} <= set(names)
     assert not {"hoist-expression", "to-constant", "value-from-trace", "rename", "statement-to-expression"} & set(names)
