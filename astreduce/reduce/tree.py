@@ -403,8 +403,7 @@ class TreeReducer:
         others' fixpoints. A file at its fixpoint is reduced again only when
         its context has changed since: its own text, the files it imports
         (what it can use) or the files importing it (what of it is used). A
-        change elsewhere cannot give it anything new to drop.
-        """
+        change elsewhere cannot give it anything new to drop."""
         full = plan is self.plan
         graph = ImportGraph.of(self.best)
         for path in graph.order({p: len(t) for p, t in self.best.items()}):
